@@ -1,0 +1,6 @@
+//! `siege`: the rules engine, game server and tools for *Siege at Peking*.
+//!
+//! The data path is one straight line: socket → game task → rules → store → broadcast.
+//! [`rules`] is the pure core; everything else is the edge around it.
+
+pub mod rules;
