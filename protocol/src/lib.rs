@@ -1,1 +1,9 @@
-//! Wire types.
+//! The wire format of siege (PROTOCOL.md) as serde types, shared by the server, the tests and
+//! bots. The game's own vocabulary that travels inside these envelopes (actions, events, the
+//! view) is defined by the rules engine and documented in `docs/protocol.md`; here it appears
+//! as type parameters that default to [`serde_json::Value`], so a client that knows no rules
+//! can still read and answer every message.
+
+mod side;
+
+pub use side::{Phase, Side};

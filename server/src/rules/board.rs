@@ -1,0 +1,122 @@
+//! A per-hex summary of the position — who occupies each hex, its stacking points, whether an
+//! Allied combat unit mans it, which side's zone of control covers it — built once from the
+//! state so that movement searches and legality checks read arrays instead of scanning units.
+
+use super::hex::{HEX_COUNT, Hex};
+use super::scenario::Scenario;
+use super::state::{Loc, State};
+use super::units::UnitKind;
+use super::zoc;
+use siege_protocol::Side;
+
+/// What the board knows about one hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HexInfo {
+    /// The side whose units are in the hex (never both).
+    pub side: Option<Side>,
+    /// Stacking points in the hex (7).
+    pub points: u8,
+    /// Allied artillery pieces in the hex (7: at most one).
+    pub artillery: u8,
+    /// An Allied combat unit or volunteers are in the hex: artillery here is manned (9) and
+    /// civilians here are escorted (15).
+    pub manned: bool,
+    /// Every unit in the hex is Allied artillery: unmanned guns do not stop Chinese movement
+    /// and are overrun (9, R6).
+    pub only_guns: bool,
+    /// Units in the hex block line of sight: anything but lone leaders and unmanned artillery
+    /// (8.5).
+    pub blocks_los: bool,
+    /// Covered by the Allied zone of control (6).
+    pub allied_zoc: bool,
+    /// Covered by the Chinese zone of control (6).
+    pub chinese_zoc: bool,
+}
+
+/// The per-hex summary of a position.
+#[derive(Clone, Debug)]
+pub struct Board {
+    hexes: Vec<HexInfo>,
+}
+
+impl Board {
+    /// Summarise the position.
+    pub fn new(scn: &Scenario, st: &State) -> Board {
+        let mut hexes = vec![HexInfo::default(); HEX_COUNT];
+        let mut all_guns = vec![true; HEX_COUNT];
+        for (i, u) in st.units.iter().enumerate() {
+            let Loc::Map(h) = u.loc else { continue };
+            let c = &scn.counters.counters[i];
+            let info = &mut hexes[h.index()];
+            info.side = Some(c.side);
+            if c.kind.counts_for_stacking() {
+                info.points += c.strength_when(u.reduced);
+            }
+            match c.kind {
+                UnitKind::Artillery => info.artillery += 1,
+                UnitKind::Combat | UnitKind::Volunteer => info.manned = true,
+                _ => {}
+            }
+            if c.kind != UnitKind::Artillery {
+                all_guns[h.index()] = false;
+            }
+            if !matches!(c.kind, UnitKind::Leader | UnitKind::Artillery) {
+                info.blocks_los = true;
+            }
+        }
+        for h in Hex::all() {
+            let info = &mut hexes[h.index()];
+            info.only_guns = info.side.is_some() && all_guns[h.index()];
+            if info.artillery > 0 && info.manned {
+                info.blocks_los = true;
+            }
+        }
+        for (i, u) in st.units.iter().enumerate() {
+            let Loc::Map(h) = u.loc else { continue };
+            let c = &scn.counters.counters[i];
+            if !c.kind.exerts_zoc() {
+                continue;
+            }
+            for n in std::iter::once(h).chain(h.neighbours()) {
+                if zoc::projects(scn, st, h, n) {
+                    let info = &mut hexes[n.index()];
+                    match c.side {
+                        Side::Allied => info.allied_zoc = true,
+                        Side::Chinese => info.chinese_zoc = true,
+                    }
+                }
+            }
+        }
+        Board { hexes }
+    }
+
+    /// What the board knows about `hex`.
+    pub fn at(&self, hex: Hex) -> &HexInfo {
+        &self.hexes[hex.index()]
+    }
+
+    /// Whether `hex` is in the zone of control of `side`'s units (6).
+    pub fn in_zoc_of(&self, side: Side, hex: Hex) -> bool {
+        let info = self.at(hex);
+        match side {
+            Side::Allied => info.allied_zoc,
+            Side::Chinese => info.chinese_zoc,
+        }
+    }
+
+    /// Whether `hex` holds units of the side opposed to `side`.
+    pub fn enemy_in(&self, side: Side, hex: Hex) -> bool {
+        self.at(hex).side == Some(side.other())
+    }
+
+    /// Whether a unit of `side` may enter `hex` as far as its occupants go (5.1): not into
+    /// enemy units, except that Chinese units pass over unmanned Allied artillery (9, R6).
+    pub fn enterable_by(&self, side: Side, hex: Hex) -> bool {
+        let info = self.at(hex);
+        match info.side {
+            None => true,
+            Some(s) if s == side => true,
+            Some(_) => side == Side::Chinese && info.only_guns,
+        }
+    }
+}

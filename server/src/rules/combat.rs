@@ -1,0 +1,818 @@
+//! Combat (8.1.1, 8.1.2, 8.2, 9, 11.1; RULINGS R4, R6): attacks are declared in small steps —
+//! defending hex(es), attacking units adjacent (normal combat) or 2 to 3 (Allied) / 2 (Chinese)
+//! hexes away with line of sight (ranged fire), Allied artillery within 4 hexes with line of
+//! sight, each leader's use — with the odds shown before the die is rolled. Units in an enemy ZOC
+//! must attack every enemy unit exerting it and may not use ranged fire; the phase cannot end
+//! while such an obligation is open; no unit attacks or is attacked twice in a combat phase;
+//! attacks below 1-3 are allowed only when forced, and are an automatic AE; ranged fire alone
+//! takes no adverse result.
+
+use super::action::Action;
+use super::board::Board;
+use super::crt::{self, CrtResult, Odds};
+use super::defence;
+use super::event::EventKind;
+use super::game::{Ctx, names};
+use super::hex::Hex;
+use super::leaders::LeaderUse;
+use super::los;
+use super::pending::Pending;
+use super::report::CombatReport;
+use super::scenario::Scenario;
+use super::state::State;
+use super::units::{UnitId, UnitKind};
+use super::{advance, retreat, steps, zoc};
+use serde::{Deserialize, Serialize};
+use siege_protocol::Side;
+
+/// Range of ranged fire in hexes (8.1.1).
+pub fn range(side: Side) -> u32 {
+    match side {
+        Side::Allied => 3,
+        Side::Chinese => 2,
+    }
+}
+
+/// How far Allied artillery reaches (9).
+pub const ARTILLERY_RANGE: u32 = 4;
+
+/// An attack being declared.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declaration {
+    /// The attacking side.
+    pub side: Side,
+    pub defenders: Vec<Hex>,
+    pub attackers: Vec<UnitId>,
+    pub artillery: Vec<UnitId>,
+    /// Each leader's choice, attacking or defending (11.1).
+    pub leader_use: Vec<(UnitId, LeaderUse)>,
+    /// A bayonet charge, from this hex (8.1.3).
+    pub charge_from: Option<Hex>,
+    /// The Allied player has chosen his defending leaders' use (11.1).
+    pub defender_leaders_chosen: bool,
+}
+
+impl Declaration {
+    /// A new attack on `hex`.
+    pub fn new(side: Side, hex: Hex) -> Declaration {
+        Declaration {
+            side,
+            defenders: vec![hex],
+            attackers: Vec::new(),
+            artillery: Vec::new(),
+            leader_use: Vec::new(),
+            charge_from: None,
+            defender_leaders_chosen: false,
+        }
+    }
+
+    /// The use a leader makes of his strength (default: strength).
+    pub fn use_of(&self, leader: UnitId) -> LeaderUse {
+        self.leader_use
+            .iter()
+            .find(|(l, _)| *l == leader)
+            .map_or(LeaderUse::Strength, |(_, u)| *u)
+    }
+}
+
+/// Normal combat from an adjacent hex, or ranged fire (8.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Adjacent,
+    Ranged,
+}
+
+/// The attacking side of a combat phase.
+pub fn phasing(st: &State) -> Side {
+    if st.phase == siege_protocol::Phase::ChineseCombat {
+        Side::Chinese
+    } else {
+        Side::Allied
+    }
+}
+
+/// Whether any unit in `hex` has already been attacked this phase (8.1.2, R6).
+fn defended(st: &State, hex: Hex) -> bool {
+    st.units_at(hex).any(|u| st.unit(u).marks.defended)
+}
+
+/// The enemy hexes next to `at` whose units exert a ZOC on it and that can still be attacked:
+/// a unit in `at` must attack all of them (8.1.2).
+pub fn zoc_targets(scn: &Scenario, st: &State, board: &Board, side: Side, at: Hex) -> Vec<Hex> {
+    at.neighbours()
+        .filter(|e| board.enemy_in(side, *e) && !defended(st, *e))
+        .filter(|e| {
+            st.units_at(*e)
+                .any(|u| scn.counters.get(u).kind.exerts_zoc())
+                && zoc::projects(scn, st, *e, at)
+        })
+        .collect()
+}
+
+/// Units of `side` that still must attack this phase (8.1.2).
+pub fn obligations(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<UnitId> {
+    scn.counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side && c.kind.is_combat_unit())
+        .filter(|c| {
+            let u = st.unit(c.id);
+            !u.marks.attacked && !u.marks.recovery_failed
+        })
+        .filter(|c| {
+            st.unit(c.id)
+                .hex()
+                .is_some_and(|h| !zoc_targets(scn, st, board, side, h).is_empty())
+        })
+        .map(|c| c.id)
+        .collect()
+}
+
+/// How unit `u` could take part against every hex of `defenders`, if at all (8.1.1, 8.1.2).
+pub fn mode(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    u: UnitId,
+    defenders: &[Hex],
+) -> Option<Mode> {
+    let c = scn.counters.get(u);
+    let us = st.unit(u);
+    if c.side != side || us.marks.attacked || us.marks.recovery_failed {
+        return None;
+    }
+    if !(c.kind.is_combat_unit() || c.kind == UnitKind::Leader) {
+        return None;
+    }
+    let at = us.hex()?;
+    if defenders.iter().all(|d| at.is_adjacent(*d)) {
+        return Some(Mode::Adjacent);
+    }
+    if board.in_zoc_of(side.other(), at) {
+        return None; // no ranged fire from an enemy ZOC (8.2)
+    }
+    let r = range(side);
+    let ok = defenders.iter().all(|d| {
+        let dist = at.distance(*d);
+        (2..=r).contains(&dist) && los::line_of_sight(scn, st, board, at, *d).clear
+    });
+    ok.then_some(Mode::Ranged)
+}
+
+/// Whether `u` may be added to the declaration `d` now.
+fn can_add(scn: &Scenario, st: &State, board: &Board, d: &Declaration, u: UnitId) -> bool {
+    if d.attackers.contains(&u) {
+        return false;
+    }
+    let Some(m) = mode(scn, st, board, d.side, u, &d.defenders) else {
+        return false;
+    };
+    let c = scn.counters.get(u);
+    let at = st.unit(u).hex();
+    if c.kind == UnitKind::Leader {
+        // Leaders help only the combat of a unit they are stacked with (11.1).
+        return d
+            .attackers
+            .iter()
+            .any(|a| scn.counters.get(*a).kind != UnitKind::Leader && st.unit(*a).hex() == at);
+    }
+    if m == Mode::Adjacent {
+        // A unit in enemy ZOC must attack every enemy unit exerting it (8.1.2).
+        let must = at
+            .map(|h| zoc_targets(scn, st, board, d.side, h))
+            .unwrap_or_default();
+        return must.iter().all(|h| d.defenders.contains(h));
+    }
+    true
+}
+
+/// Whether artillery piece `a` may add its bonus to `d` (9): manned, within 4 hexes of and in
+/// line of sight of every defending hex, not yet used this phase, never in a bayonet charge.
+fn artillery_ok(scn: &Scenario, st: &State, board: &Board, d: &Declaration, a: UnitId) -> bool {
+    let c = scn.counters.get(a);
+    if c.kind != UnitKind::Artillery || d.side != Side::Allied || d.charge_from.is_some() {
+        return false;
+    }
+    let us = st.unit(a);
+    let Some(at) = us.hex() else { return false };
+    !us.marks.attacked
+        && board.at(at).manned
+        && d.defenders.iter().all(|t| {
+            at.distance(*t) <= ARTILLERY_RANGE && los::line_of_sight(scn, st, board, at, *t).clear
+        })
+}
+
+/// Whether some unit of `side` is placed to attack `defenders` as a group (adjacent to all, or
+/// in range and sight of all). A unit in enemy ZOC may need more defending hexes added before
+/// it can join (8.1.2), so this does not ask that.
+fn anyone_can_attack(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    defenders: &[Hex],
+) -> bool {
+    scn.counters.counters.iter().any(|c| {
+        c.side == side
+            && c.kind != UnitKind::Leader
+            && mode(scn, st, board, side, c.id, defenders).is_some()
+    })
+}
+
+/// Enemy hexes that can be attacked now.
+fn targets(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<Hex> {
+    let mut hexes: Vec<Hex> = scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side.other())
+        .filter_map(|c| st.unit(c.id).hex())
+        .collect();
+    hexes.sort();
+    hexes.dedup();
+    hexes
+        .into_iter()
+        .filter(|h| !defended(st, *h) && anyone_can_attack(scn, st, board, side, &[*h]))
+        .collect()
+}
+
+/// The legal actions of the combat step.
+pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
+    let board = Board::new(scn, st);
+    let side = phasing(st);
+    let Some(d) = &st.declaration else {
+        for hex in targets(scn, st, &board, side) {
+            out.push(Action::Attack { hex });
+        }
+        if obligations(scn, st, &board, side).is_empty() {
+            out.push(Action::EndPhase);
+        }
+        return;
+    };
+    declaration_legal(scn, st, &board, d, out);
+}
+
+fn declaration_legal(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    d: &Declaration,
+    out: &mut Vec<Action>,
+) {
+    if d.attackers.is_empty() && d.charge_from.is_none() {
+        for hex in targets(scn, st, board, d.side) {
+            let mut more = d.defenders.clone();
+            if !more.contains(&hex) {
+                more.push(hex);
+                if anyone_can_attack(scn, st, board, d.side, &more) {
+                    out.push(Action::AddDefender { hex });
+                }
+            }
+        }
+    }
+    if d.charge_from.is_none() {
+        for c in scn.counters.counters.iter().filter(|c| c.side == d.side) {
+            if can_add(scn, st, board, d, c.id) {
+                out.push(Action::AddAttacker { unit: c.id });
+            }
+        }
+        for &unit in &d.attackers {
+            out.push(Action::RemoveAttacker { unit });
+        }
+        for c in scn
+            .counters
+            .counters
+            .iter()
+            .filter(|c| c.kind == UnitKind::Artillery)
+        {
+            if d.artillery.contains(&c.id) {
+                out.push(Action::RemoveArtillery { unit: c.id });
+            } else if artillery_ok(scn, st, board, d, c.id) {
+                out.push(Action::AddArtillery { unit: c.id });
+            }
+        }
+        leader_use_legal(scn, d, &d.attackers, out);
+    }
+    if report(scn, st, d).legal {
+        out.push(Action::Resolve);
+    }
+    if d.charge_from.is_none() {
+        out.push(Action::CancelAttack);
+    }
+}
+
+/// Offer each leader of `leaders` the use he is not making (one die modifier a combat, R4).
+fn leader_use_legal(scn: &Scenario, d: &Declaration, leaders: &[UnitId], out: &mut Vec<Action>) {
+    let modifier_taken = d.leader_use.iter().any(|(_, u)| *u == LeaderUse::Modifier);
+    for &l in leaders
+        .iter()
+        .filter(|l| scn.counters.get(**l).kind == UnitKind::Leader)
+    {
+        match d.use_of(l) {
+            LeaderUse::Modifier => out.push(Action::SetLeaderUse {
+                leader: l,
+                leader_use: LeaderUse::Strength,
+            }),
+            LeaderUse::Strength if !modifier_taken => out.push(Action::SetLeaderUse {
+                leader: l,
+                leader_use: LeaderUse::Modifier,
+            }),
+            LeaderUse::Strength => {}
+        }
+    }
+}
+
+/// The defending units of a declaration: everything in the defending hexes.
+pub fn defending_units(st: &State, d: &Declaration) -> Vec<UnitId> {
+    d.defenders
+        .iter()
+        .flat_map(|h| st.units_at(*h).collect::<Vec<_>>())
+        .collect()
+}
+
+fn defending_leaders(scn: &Scenario, st: &State, d: &Declaration) -> Vec<UnitId> {
+    defending_units(st, d)
+        .into_iter()
+        .filter(|u| scn.counters.get(*u).kind == UnitKind::Leader)
+        .collect()
+}
+
+/// Every number of the declared combat, before the roll (8.2, 9, 11.1, 18).
+pub fn report(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
+    let board = Board::new(scn, st);
+    let mut adjacent = Vec::new();
+    let mut ranged = Vec::new();
+    let mut attack: u32 = 0;
+    let mut parts: Vec<String> = Vec::new();
+    let charge = d.charge_from.is_some();
+    for &u in &d.attackers {
+        let c = scn.counters.get(u);
+        let us = st.unit(u);
+        let at = if charge { d.charge_from } else { us.hex() };
+        let is_adjacent =
+            charge || at.is_some_and(|h| d.defenders.iter().all(|t| h.is_adjacent(*t)));
+        if is_adjacent {
+            adjacent.push(u)
+        } else {
+            ranged.push(u)
+        }
+        let base = if c.kind == UnitKind::Leader {
+            if d.use_of(u) == LeaderUse::Strength || charge {
+                1
+            } else {
+                0
+            }
+        } else {
+            u32::from(c.strength_when(us.reduced))
+        };
+        let s = if charge { base * 4 } else { base };
+        if s > 0 {
+            let how = if !is_adjacent { " ranged" } else { "" };
+            parts.push(format!("{} {s}{how}", c.name));
+        }
+        attack += s;
+    }
+    let attack_detail = if charge {
+        format!(
+            "{} (quadrupled in a bayonet charge, 8.1.3)",
+            parts.join(" + ")
+        )
+    } else {
+        parts.join(" + ")
+    };
+    let attacker_hexes: Vec<Hex> = match d.charge_from {
+        Some(h) => vec![h],
+        None => {
+            let mut v: Vec<Hex> = d
+                .attackers
+                .iter()
+                .filter_map(|u| st.unit(*u).hex())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        }
+    };
+    let mut defence_base: u32 = 0;
+    let mut defence: u32 = 0;
+    let mut terrains = Vec::new();
+    let mut reasons = Vec::new();
+    let mut best_mult = 1;
+    for &h in &d.defenders {
+        let mut base: u32 = 0;
+        for u in st.units_at(h) {
+            let c = scn.counters.get(u);
+            base += match c.kind {
+                UnitKind::Leader if d.use_of(u) == LeaderUse::Strength => 1,
+                UnitKind::Leader | UnitKind::Artillery | UnitKind::Doctor => 0,
+                UnitKind::Civilian if board.at(h).manned => 1,
+                UnitKind::Civilian => 0,
+                _ => u32::from(c.strength_when(st.unit(u).reduced)),
+            };
+        }
+        let effect = defence::effect(scn, st, h, &attacker_hexes);
+        defence_base += base;
+        defence += base * effect.multiplier;
+        best_mult = best_mult.max(effect.multiplier);
+        terrains.push(format!("{h} {} ×{}", effect.terrain, effect.multiplier));
+        reasons.push(effect.reason);
+    }
+    let raw = crt::odds(attack, defence);
+    let shift: u8 = d.artillery.iter().map(|a| scn.counters.get(*a).bonus).sum();
+    let column = crt::shift(raw, shift);
+    let allied_attack_mod = d.side == Side::Allied
+        && !charge
+        && !adjacent.is_empty()
+        && d.attackers.iter().any(|u| {
+            scn.counters.get(*u).kind == UnitKind::Leader && d.use_of(*u) == LeaderUse::Modifier
+        });
+    let allied_defence_mod = d.side == Side::Chinese
+        && defending_leaders(scn, st, d)
+            .iter()
+            .any(|l| d.use_of(*l) == LeaderUse::Modifier);
+    let modifier: i8 = if allied_attack_mod {
+        1
+    } else if allied_defence_mod {
+        -1
+    } else {
+        0
+    };
+    let mut why_not = None;
+    let has_unit = d
+        .attackers
+        .iter()
+        .any(|u| scn.counters.get(*u).kind != UnitKind::Leader);
+    let forced = d.attackers.iter().any(|u| {
+        st.unit(*u)
+            .hex()
+            .is_some_and(|h| !zoc_targets(scn, st, &board, d.side, h).is_empty())
+    });
+    if !has_unit {
+        why_not = Some("add an attacking unit: leaders never attack alone (7, 11.1)".to_string());
+    } else if raw == Odds::BelowOneToThree && !forced {
+        why_not = Some(format!(
+            "{attack} against {defence} is below 1-3: no attack may be made at such odds unless forced (8.1.2)"
+        ));
+    }
+    CombatReport {
+        attacker: d.side,
+        defenders: d.defenders.clone(),
+        adjacent,
+        ranged,
+        artillery: d.artillery.clone(),
+        bayonet: charge,
+        attack,
+        attack_detail,
+        defence_base,
+        terrain: terrains.join(", "),
+        multiplier: best_mult,
+        terrain_reason: reasons.join("; "),
+        defence,
+        odds: scn.crt.column_name(raw).to_string(),
+        shift,
+        column: scn.crt.column_name(column).to_string(),
+        modifier,
+        legal: why_not.is_none(),
+        why_not,
+        die: None,
+        modified: None,
+        result: None,
+    }
+}
+
+/// Apply a combat-step action (already known to be legal).
+pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
+    let side = phasing(ctx.st);
+    match action {
+        Action::Attack { hex } => ctx.st.declaration = Some(Declaration::new(side, *hex)),
+        Action::CancelAttack => ctx.st.declaration = None,
+        Action::Resolve => request_resolution(ctx),
+        _ => {
+            let Some(mut d) = ctx.st.declaration.take() else {
+                return;
+            };
+            edit(ctx.scn, ctx.st, &mut d, action);
+            ctx.st.declaration = Some(d);
+        }
+    }
+}
+
+/// Change a declaration.
+fn edit(scn: &Scenario, st: &State, d: &mut Declaration, action: &Action) {
+    match action {
+        Action::AddDefender { hex } => d.defenders.push(*hex),
+        Action::AddAttacker { unit } => d.attackers.push(*unit),
+        Action::RemoveAttacker { unit } => {
+            d.attackers.retain(|u| u != unit);
+            d.leader_use.retain(|(l, _)| l != unit);
+            // Leaders left without a unit of their hex in the attack drop out too (11.1).
+            let keep: Vec<UnitId> = d
+                .attackers
+                .iter()
+                .copied()
+                .filter(|u| {
+                    scn.counters.get(*u).kind != UnitKind::Leader
+                        || d.attackers.iter().any(|a| {
+                            scn.counters.get(*a).kind != UnitKind::Leader
+                                && st.unit(*a).hex() == st.unit(*u).hex()
+                        })
+                })
+                .collect();
+            d.attackers = keep;
+        }
+        Action::AddArtillery { unit } => d.artillery.push(*unit),
+        Action::RemoveArtillery { unit } => d.artillery.retain(|u| u != unit),
+        Action::SetLeaderUse { leader, leader_use } => {
+            d.leader_use.retain(|(l, _)| l != leader);
+            d.leader_use.push((*leader, *leader_use));
+        }
+        _ => {}
+    }
+}
+
+/// The attacker asks for the roll: the Allied defender first chooses his leaders' use (11.1).
+fn request_resolution(ctx: &mut Ctx<'_>) {
+    let Some(d) = ctx.st.declaration.clone() else {
+        return;
+    };
+    if d.side == Side::Chinese
+        && !d.defender_leaders_chosen
+        && !defending_leaders(ctx.scn, ctx.st, &d).is_empty()
+    {
+        ctx.st.pending.push(Pending::DefenderLeaders);
+        return;
+    }
+    resolve(ctx);
+}
+
+/// The Allied defender's choices for his leaders before a Chinese attack is rolled.
+pub fn defender_leaders_legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
+    let Some(d) = &st.declaration else { return };
+    leader_use_legal(scn, d, &defending_leaders(scn, st, d), out);
+    out.push(Action::Resolve);
+}
+
+/// Apply the Allied defender's choice.
+pub fn defender_leaders_apply(ctx: &mut Ctx<'_>, action: &Action) {
+    let Some(mut d) = ctx.st.declaration.take() else {
+        return;
+    };
+    match action {
+        Action::SetLeaderUse { .. } => {
+            edit(ctx.scn, ctx.st, &mut d, action);
+            ctx.st.declaration = Some(d);
+        }
+        Action::Resolve => {
+            d.defender_leaders_chosen = true;
+            ctx.st.declaration = Some(d);
+            ctx.st.pending.remove(0);
+            resolve(ctx);
+        }
+        _ => ctx.st.declaration = Some(d),
+    }
+}
+
+/// Roll the die and apply the result of the declared combat (8.2).
+pub fn resolve(ctx: &mut Ctx<'_>) {
+    let Some(d) = ctx.st.declaration.take() else {
+        return;
+    };
+    let mut rep = report(ctx.scn, ctx.st, &d);
+    let die = ctx.roll();
+    let modified = (i16::from(die) + i16::from(rep.modifier)).clamp(1, 6) as u8;
+    let raw = crt::odds(rep.attack, rep.defence);
+    let column = crt::shift(raw, rep.shift);
+    let result = ctx.scn.crt.result(column, modified as i8);
+    rep.die = Some(die);
+    rep.modified = Some(modified);
+    rep.result = Some(result);
+    for &u in d.attackers.iter().chain(&d.artillery) {
+        ctx.st.unit_mut(u).marks.attacked = true;
+    }
+    let defenders = defending_units(ctx.st, &d);
+    for &u in &defenders {
+        ctx.st.unit_mut(u).marks.defended = true;
+    }
+    let text = describe(ctx.scn, &rep, &d);
+    ctx.st.last_combat = Some(rep.clone());
+    ctx.emit(
+        EventKind::Combat {
+            report: Box::new(rep.clone()),
+        },
+        text,
+    );
+    apply_result(ctx, &d, &rep, result, defenders);
+}
+
+/// The combat in words, every number checkable (8.2).
+fn describe(scn: &Scenario, r: &CombatReport, d: &Declaration) -> String {
+    let who = names(scn, &d.attackers);
+    let targets: Vec<String> = d.defenders.iter().map(Hex::to_string).collect();
+    let verb = if r.bayonet {
+        "charge with the bayonet into"
+    } else if r.adjacent.is_empty() {
+        "fire on"
+    } else {
+        "attack"
+    };
+    let mut s = format!(
+        "{who} {verb} {}: attack {} ({}) against defence {} ({}; {}) = {}",
+        targets.join(" and "),
+        r.attack,
+        r.attack_detail,
+        r.defence,
+        r.terrain,
+        r.terrain_reason,
+        r.odds
+    );
+    if r.shift > 0 {
+        let guns = names(scn, &r.artillery);
+        s.push_str(&format!(", artillery {guns} +{} → {}", r.shift, r.column));
+    }
+    if let (Some(die), Some(m), Some(res)) = (r.die, r.modified, r.result) {
+        match r.modifier {
+            0 => s.push_str(&format!(", rolled {die}: {res}")),
+            k => s.push_str(&format!(", rolled {die} {k:+} (leader, 11.1) = {m}: {res}")),
+        }
+    }
+    if r.odds == "below 1-3" {
+        s.push_str(" (automatic AE below 1-3, 8.1.2)");
+    }
+    s
+}
+
+/// Apply a CRT result (8.2; R6): losses with the owner's choice, retreats, then the advance.
+fn apply_result(
+    ctx: &mut Ctx<'_>,
+    d: &Declaration,
+    rep: &CombatReport,
+    result: CrtResult,
+    defenders: Vec<UnitId>,
+) {
+    let attacker = d.side;
+    let defender = attacker.other();
+    let adjacent: Vec<UnitId> = rep.adjacent.clone();
+    let fighters: Vec<UnitId> = adjacent
+        .iter()
+        .copied()
+        .filter(|u| ctx.scn.counters.get(*u).kind != UnitKind::Leader)
+        .collect();
+    let charge = d.charge_from.is_some();
+    let cause = format!(
+        "{result} at {}",
+        d.defenders
+            .iter()
+            .map(Hex::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
+    );
+    match result {
+        CrtResult::AR => retreat_attackers(ctx, d, &adjacent),
+        CrtResult::AL1 => {
+            let cands = steps::candidates(ctx.scn, ctx.st, &fighters);
+            steps::push_loss(ctx, attacker, cands, 1, 0, &cause);
+            retreat_attackers(ctx, d, &adjacent);
+        }
+        CrtResult::AE => {
+            for &u in &fighters {
+                steps::eliminate(ctx, u, &cause);
+            }
+        }
+        CrtResult::DR => retreat_defenders(ctx, d, defender),
+        CrtResult::DL1 => {
+            let cands = steps::candidates(ctx.scn, ctx.st, &defenders);
+            steps::push_loss(ctx, defender, cands, 1, 0, &cause);
+            retreat_defenders(ctx, d, defender);
+        }
+        CrtResult::DE | CrtResult::EX => {
+            eliminate_defenders(ctx, &defenders, &cause);
+            if result == CrtResult::EX {
+                let points = u8::try_from(rep.defence_base).unwrap_or(u8::MAX).max(1);
+                let cands = steps::candidates(ctx.scn, ctx.st, &fighters);
+                let cause = format!("EX: at least {points} strength points (8.2, R6)");
+                steps::push_loss(ctx, attacker, cands, 0, points, &cause);
+            }
+        }
+    }
+    if charge {
+        // The chargers take the hex if the defender is gone, else stay where they charged from (R6).
+        ctx.st.pending.push(Pending::Occupy {
+            side: attacker,
+            units: d.attackers.clone(),
+            hex: d.defenders[0],
+        });
+    } else {
+        match result {
+            CrtResult::DR | CrtResult::DL1 => {
+                advance::push(ctx, attacker, adjacent.clone(), d.defenders.clone())
+            }
+            CrtResult::AR | CrtResult::AL1 => {
+                let hexes: Vec<Hex> = adjacent
+                    .iter()
+                    .filter_map(|u| ctx.st.unit(*u).hex())
+                    .collect();
+                advance::push(ctx, defender, defenders, hexes);
+            }
+            _ => {}
+        }
+    }
+    if adjacent.is_empty() && matches!(result, CrtResult::AR | CrtResult::AL1 | CrtResult::AE) {
+        ctx.emit(
+            EventKind::Skipped {
+                phase: ctx.st.phase,
+                step: "adverse_result".into(),
+            },
+            "Ranged fire alone takes no adverse result (8.1.1)".into(),
+        );
+    }
+}
+
+fn retreat_attackers(ctx: &mut Ctx<'_>, d: &Declaration, adjacent: &[UnitId]) {
+    let mut hexes: Vec<Hex> = adjacent
+        .iter()
+        .filter_map(|u| ctx.st.unit(*u).hex())
+        .collect();
+    hexes.sort();
+    hexes.dedup();
+    for h in hexes {
+        let units: Vec<UnitId> = adjacent
+            .iter()
+            .copied()
+            .filter(|u| ctx.st.unit(*u).hex() == Some(h))
+            .collect();
+        retreat::push(ctx, d.side, units, h);
+    }
+}
+
+fn retreat_defenders(ctx: &mut Ctx<'_>, d: &Declaration, defender: Side) {
+    for &h in &d.defenders {
+        let units: Vec<UnitId> = ctx.st.units_at(h).collect();
+        retreat::push(ctx, defender, units, h);
+    }
+}
+
+/// DE and the defender's half of EX: every defending unit is eliminated; leaders stacked with
+/// combat units go to the nearest friendly unit instead, leaders alone are eliminated (11.1).
+fn eliminate_defenders(ctx: &mut Ctx<'_>, defenders: &[UnitId], cause: &str) {
+    let had_combat: Vec<Hex> = defenders
+        .iter()
+        .filter(|u| ctx.scn.counters.get(**u).kind.is_combat_unit())
+        .filter_map(|u| ctx.st.unit(*u).hex())
+        .collect();
+    for &u in defenders {
+        let kind = ctx.scn.counters.get(u).kind;
+        let hex = ctx.st.unit(u).hex();
+        if kind == UnitKind::Leader && hex.is_some_and(|h| had_combat.contains(&h)) {
+            continue;
+        }
+        if kind != UnitKind::Leader {
+            steps::eliminate(ctx, u, cause);
+        }
+    }
+    for &u in defenders {
+        let kind = ctx.scn.counters.get(u).kind;
+        let hex = ctx.st.unit(u).hex();
+        if kind == UnitKind::Leader && hex.is_some_and(|h| !had_combat.contains(&h)) {
+            steps::eliminate(ctx, u, cause);
+        }
+    }
+}
+
+/// The prompt of the combat step.
+pub fn prompt(scn: &Scenario, st: &State) -> String {
+    let side = phasing(st);
+    let board = Board::new(scn, st);
+    match &st.declaration {
+        None => {
+            let must = obligations(scn, st, &board, side);
+            if must.is_empty() {
+                format!("{side} combat: choose a hex to attack, or end the phase (8).")
+            } else {
+                format!(
+                    "{side} combat: {} must still attack the enemy units whose ZOC they are in (8.1.2).",
+                    names(scn, &must)
+                )
+            }
+        }
+        Some(d) => {
+            let r = report(scn, st, d);
+            let mut s = format!(
+                "Attack on {}: {} against {} = {}",
+                d.defenders
+                    .iter()
+                    .map(Hex::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                r.attack,
+                r.defence,
+                r.column
+            );
+            match r.why_not {
+                Some(why) => s.push_str(&format!(". {why}.")),
+                None => s.push_str(". Add units, artillery or leaders, or resolve."),
+            }
+            s
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! Movement (5, 6, 7, 9, 11.2, 15, 18.1; RULINGS R3, R6): stacks move hex by hex paying the
+//! terrain chart, never into the canal or an enemy hex, stopping on entering an enemy zone of
+//! control and never moving directly from one enemy ZOC hex to another; in the Allied reaction
+//! phase at half allowance and never out of an enemy ZOC. Stacking is checked where a stack
+//! stops. Artillery and civilians move only with an Allied combat unit; Chinese units overrun
+//! unmanned Allied artillery.
+//!
+//! A move is chosen in small steps: select units in one hex, then choose a destination among
+//! the hexes reachable by a cheapest legal path (and continue from there, or stop).
+
+use super::action::Action;
+use super::board::Board;
+use super::command;
+use super::event::EventKind;
+use super::game::Ctx;
+use super::hex::{HEX_COUNT, Hex};
+use super::scenario::Scenario;
+use super::stacking;
+use super::state::{Group, Loc, State, Step};
+use super::terrain::ground;
+use super::units::{UnitId, UnitKind};
+use super::victory;
+use siege_protocol::{Phase, Side};
+
+/// Cheapest legal costs from a start hex: `cost[h]` in MP (`u8::MAX` = unreachable) and the hex
+/// each was reached from, so the path can be walked back.
+pub struct Reach {
+    pub cost: Vec<u8>,
+    prev: Vec<u16>,
+}
+
+const NONE: u16 = u16::MAX;
+
+impl Reach {
+    /// The path from the start to `to`, start excluded.
+    pub fn path(&self, to: Hex) -> Vec<Hex> {
+        let mut path = vec![to];
+        let mut at = to;
+        while self.prev[at.index()] != NONE {
+            let Some(p) = Hex::from_index(usize::from(self.prev[at.index()])) else {
+                break;
+            };
+            if self.cost[p.index()] == 0 {
+                break;
+            }
+            path.push(p);
+            at = p;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// Every hex `side` can reach from `start` with `budget` MP (5.1, 6, 18.1): the canal and enemy
+/// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
+/// ZOC may not step straight into another enemy ZOC hex.
+pub fn reach(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    start: Hex,
+    budget: u8,
+) -> Reach {
+    let mut cost = vec![u8::MAX; HEX_COUNT];
+    let mut prev = vec![NONE; HEX_COUNT];
+    cost[start.index()] = 0;
+    let mut buckets: Vec<Vec<Hex>> = vec![Vec::new(); usize::from(budget) + 1];
+    buckets[0].push(start);
+    let enemy = side.other();
+    for c in 0..=usize::from(budget) {
+        let mut i = 0;
+        while i < buckets[c].len() {
+            let h = buckets[c][i];
+            i += 1;
+            if usize::from(cost[h.index()]) != c {
+                continue;
+            }
+            let in_zoc = board.in_zoc_of(enemy, h);
+            if in_zoc && h != start {
+                continue; // entered an enemy ZOC: the move ends here (6)
+            }
+            let from = ground(&scn.map, st, h);
+            for n in h.neighbours() {
+                if !board.enterable_by(side, n) {
+                    continue;
+                }
+                let to = ground(&scn.map, st, n);
+                let Some(step) = scn
+                    .terrain
+                    .entry_cost(from, to, st.fortification(n).is_some())
+                else {
+                    continue;
+                };
+                if in_zoc && board.in_zoc_of(enemy, n) {
+                    continue; // no moving directly from one enemy ZOC to another (6)
+                }
+                let total = c + usize::from(step);
+                if total > usize::from(budget) || total >= usize::from(cost[n.index()]) {
+                    continue;
+                }
+                cost[n.index()] = total as u8;
+                prev[n.index()] = h.index() as u16;
+                buckets[total].push(n);
+            }
+        }
+    }
+    Reach { cost, prev }
+}
+
+/// Whether unit `u` may still be selected to move in this phase.
+pub fn movable(scn: &Scenario, st: &State, board: &Board, u: UnitId, phase: Phase) -> bool {
+    let us = st.unit(u);
+    let Some(h) = us.hex() else { return false };
+    let c = scn.counters.get(u);
+    if us.marks.moved || command::allowance(scn, st, u, phase) == 0 {
+        return false;
+    }
+    // Allied units may not leave an enemy ZOC in the reaction phase (6).
+    !(phase == Phase::AlliedReaction && board.in_zoc_of(Side::Chinese, h) && c.side == Side::Allied)
+}
+
+/// Movement points the stack may still spend: the least allowance among the units that move
+/// on their own; artillery and civilians ride along (9, 15). `None` if nothing carries them.
+pub fn budget(scn: &Scenario, st: &State, group: &Group, phase: Phase) -> Option<u8> {
+    let carriers: Vec<UnitId> = group
+        .units
+        .iter()
+        .copied()
+        .filter(|u| !scn.counters.get(*u).kind.is_passenger())
+        .collect();
+    let needs_escort = group
+        .units
+        .iter()
+        .any(|u| scn.counters.get(*u).kind.is_passenger());
+    let escorted = group.units.iter().any(|u| {
+        matches!(
+            scn.counters.get(*u).kind,
+            UnitKind::Combat | UnitKind::Volunteer
+        )
+    });
+    if carriers.is_empty() || (needs_escort && !escorted) {
+        return None;
+    }
+    let least = carriers
+        .iter()
+        .map(|u| command::allowance(scn, st, *u, phase))
+        .min()?;
+    Some(least.saturating_sub(group.spent))
+}
+
+/// The destinations of the selected stack, with their cost.
+pub fn destinations(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    group: &Group,
+    phase: Phase,
+) -> Vec<(Hex, u8)> {
+    if group.halted {
+        return Vec::new();
+    }
+    let Some(left) = budget(scn, st, group, phase) else {
+        return Vec::new();
+    };
+    if left == 0 {
+        return Vec::new();
+    }
+    let reach = reach(scn, st, board, side, group.hex, left);
+    let (points, guns) = stacking::load(scn, st, &group.units);
+    Hex::all()
+        .filter(|h| *h != group.hex && reach.cost[h.index()] != u8::MAX)
+        .filter(|h| stacking::fits(board, side, *h, points, guns).is_ok())
+        .map(|h| (h, reach.cost[h.index()]))
+        .collect()
+}
+
+/// The side that moves in a movement phase.
+pub fn mover(phase: Phase) -> Side {
+    if phase == Phase::ChineseMovement {
+        Side::Chinese
+    } else {
+        Side::Allied
+    }
+}
+
+/// The legal actions of a movement step.
+pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Action>) {
+    let phase = st.phase;
+    let side = mover(phase);
+    let board = Board::new(scn, st);
+    match group {
+        None => {
+            let mut stacks: Vec<Hex> = Vec::new();
+            for c in scn.counters.counters.iter().filter(|c| c.side == side) {
+                if movable(scn, st, &board, c.id, phase) {
+                    out.push(Action::SelectUnit { unit: c.id });
+                    if let Some(h) = st.unit(c.id).hex() {
+                        stacks.push(h);
+                    }
+                }
+            }
+            stacks.sort();
+            let multi: Vec<Hex> = stacks
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
+            let mut multi = multi;
+            multi.dedup();
+            out.extend(multi.into_iter().map(|hex| Action::SelectStack { hex }));
+            out.push(Action::EndPhase);
+        }
+        Some(g) => {
+            if !g.started {
+                for u in st.units_at(g.hex) {
+                    if !g.units.contains(&u) && movable(scn, st, &board, u, phase) {
+                        out.push(Action::SelectUnit { unit: u });
+                    }
+                }
+                if g.units.len() > 1 {
+                    out.extend(g.units.iter().map(|&unit| Action::UnselectUnit { unit }));
+                }
+            }
+            for (to, mp) in destinations(scn, st, &board, side, g, phase) {
+                out.push(Action::Move { to, mp });
+            }
+            out.push(Action::Stop);
+        }
+    }
+}
+
+/// Apply a movement action (already known to be legal).
+pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
+    let phase = ctx.st.phase;
+    let side = mover(phase);
+    match action {
+        Action::SelectUnit { unit } => {
+            let hex = ctx.st.unit(*unit).hex();
+            let Step::Move { group } = &mut ctx.st.step else {
+                return;
+            };
+            match (group.as_mut(), hex) {
+                (Some(g), _) => g.units.push(*unit),
+                (None, Some(hex)) => {
+                    *group = Some(Group {
+                        units: vec![*unit],
+                        hex,
+                        spent: 0,
+                        started: false,
+                        halted: false,
+                    });
+                }
+                (None, None) => {}
+            }
+        }
+        Action::SelectStack { hex } => {
+            let board = Board::new(ctx.scn, ctx.st);
+            let units: Vec<UnitId> = ctx
+                .st
+                .units_at(*hex)
+                .filter(|u| movable(ctx.scn, ctx.st, &board, *u, phase))
+                .collect();
+            ctx.st.step = Step::Move {
+                group: Some(Group {
+                    units,
+                    hex: *hex,
+                    spent: 0,
+                    started: false,
+                    halted: false,
+                }),
+            };
+        }
+        Action::UnselectUnit { unit } => {
+            if let Step::Move { group: Some(g) } = &mut ctx.st.step {
+                g.units.retain(|u| u != unit);
+            }
+        }
+        Action::Move { to, .. } => {
+            let Step::Move { group: Some(g) } = &ctx.st.step else {
+                return;
+            };
+            let mut g = g.clone();
+            move_group(ctx, side, &mut g, *to, phase);
+            let done = g.halted || budget(ctx.scn, ctx.st, &g, phase) == Some(0);
+            ctx.st.step = Step::Move { group: Some(g) };
+            if done {
+                stop(ctx);
+            }
+        }
+        Action::Stop => stop(ctx),
+        _ => {}
+    }
+}
+
+/// Move a stack along the cheapest path to `to`, taking control of victory hexes passed (21)
+/// and overrunning unmanned artillery (9).
+pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
+    let board = Board::new(ctx.scn, ctx.st);
+    let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
+    let r = reach(ctx.scn, ctx.st, &board, side, g.hex, left);
+    let mp = r.cost[to.index()];
+    let path = r.path(to);
+    let from = g.hex;
+    for &h in &path {
+        if side == Side::Chinese && board.at(h).only_guns {
+            let guns: Vec<UnitId> = ctx.st.units_at(h).collect();
+            for gun in guns {
+                ctx.st.unit_mut(gun).loc = Loc::Eliminated;
+                let text = format!(
+                    "{} at {h} is overrun: no Allied combat unit mans it (9)",
+                    ctx.name(gun)
+                );
+                ctx.emit(EventKind::Overrun { unit: gun, hex: h }, text);
+            }
+        }
+        victory::enter(ctx, side, h);
+    }
+    for &u in &g.units {
+        ctx.st.unit_mut(u).loc = Loc::Map(to);
+    }
+    g.hex = to;
+    g.spent = g.spent.saturating_add(mp);
+    g.started = true;
+    let after = Board::new(ctx.scn, ctx.st);
+    g.halted = after.in_zoc_of(side.other(), to);
+    let names = ctx.names(&g.units);
+    let mut full_path = vec![from];
+    full_path.extend(path.iter().copied());
+    let route: Vec<String> = full_path.iter().map(Hex::to_string).collect();
+    let halt = if g.halted {
+        ", stopping in enemy ZOC (6)"
+    } else {
+        ""
+    };
+    let text = format!("{names} move {} ({mp} MP){halt}", route.join(" → "));
+    ctx.emit(
+        EventKind::Moved {
+            units: g.units.clone(),
+            path: full_path,
+            mp,
+        },
+        text,
+    );
+}
+
+/// The selected stack stops: its units have moved for this phase.
+pub fn stop(ctx: &mut Ctx<'_>) {
+    let full = matches!(ctx.st.phase, Phase::ChineseMovement | Phase::AlliedMovement);
+    if let Step::Move { group } = &mut ctx.st.step {
+        if let Some(g) = group.take() {
+            if g.started {
+                for u in g.units {
+                    let m = &mut ctx.st.unit_mut(u).marks;
+                    m.moved = true;
+                    m.moved_full |= full;
+                }
+            }
+        }
+    }
+    super::civilians::check(ctx);
+}
+
+/// The prompt of a movement step.
+pub fn prompt(scn: &Scenario, st: &State, group: Option<&Group>) -> String {
+    let phase = st.phase;
+    match group {
+        None => match phase {
+            Phase::AlliedReaction => "Allied reaction: select units to move up to half their allowance, or end the phase (4, 6).".into(),
+            Phase::ChineseMovement => "Chinese movement: select a unit or stack to move, or end the phase (5).".into(),
+            _ => "Allied movement: select a unit or stack to move, or end the phase (5, 11.2).".into(),
+        },
+        Some(g) => {
+            let names: Vec<&str> = g.units.iter().map(|u| scn.counters.get(*u).name.as_str()).collect();
+            let left = budget(scn, st, g, phase);
+            match left {
+                None => format!("{} at {} cannot move without an Allied combat unit (9, 15): add one or stop.", names.join(", "), g.hex),
+                Some(mp) => format!("{} at {}: {mp} MP left. Choose a destination or stop.", names.join(", "), g.hex),
+            }
+        }
+    }
+}
