@@ -3,4 +3,5 @@
 //! The data path is one straight line: socket → game task → rules → store → broadcast.
 //! [`rules`] is the pure core; everything else is the edge around it.
 
+pub mod map_svg;
 pub mod rules;
