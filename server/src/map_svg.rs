@@ -434,7 +434,7 @@ fn area_outlines(out: &mut String, map: &Map) {
 /// The printed `CCRR` number at the top of every hex (R1), light on dark terrain.
 fn hex_numbers(out: &mut String, map: &Map) {
     out.push_str(
-        "<g id=\"numbers\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"6.6\" text-anchor=\"middle\">\n",
+        "<g id=\"numbers\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"7.4\" text-anchor=\"middle\">\n",
     );
     for hex in Hex::all() {
         let (cx, cy) = centre(hex);

@@ -190,6 +190,8 @@ pub enum MapError {
     Unreachable { hex: Hex, area: String },
     #[error("map.txt: hospital hex {hex}: {message} (8.6)")]
     Hospital { hex: String, message: String },
+    /// The shape R2 fixes is broken at `hex`: the Tartar Wall band, the canal's course,
+    /// outside ground, a courtyard with no gate.
     #[error("map.txt: hex {hex}: {message} (RULINGS R2)")]
     Layout { hex: Hex, message: String },
     #[error("map.txt: {0}")]

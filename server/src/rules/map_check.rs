@@ -5,7 +5,7 @@
 //! its three bridges, outside ground exactly outside the setup line and in the Chinese City,
 //! and no courtyard sealed off without a gate. Each failure names the hex at fault.
 
-use super::hex::{COLUMNS, Hex, ROWS};
+use super::hex::{HEX_COUNT, Hex};
 use super::map::{
     Map, MapError, SETUP_LINE, Terrain, VICTORY_HEXES, VictoryKind, reachable_from_edge,
 };
@@ -173,7 +173,7 @@ fn check_outside_ground(map: &Map) -> Result<(), MapError> {
 /// is sealed off behind walls and buildings.
 fn check_gates(map: &Map) -> Result<(), MapError> {
     let open = |h: Hex| map.terrain(h).is_clear() || map.terrain(h).is_bridge();
-    let mut seen = vec![false; usize::from(COLUMNS) * usize::from(ROWS)];
+    let mut seen = vec![false; HEX_COUNT];
     let mut queue: VecDeque<Hex> = Hex::all().filter(|h| h.is_edge() && open(*h)).collect();
     for h in &queue {
         seen[h.index()] = true;
@@ -281,7 +281,7 @@ fn check_setup_line(map: &Map) -> Result<(), MapError> {
 /// Every waterway (connected canal and bridge hexes) has a bridge; every bridge touches a canal.
 fn check_canals(map: &Map) -> Result<(), MapError> {
     let water = |h: Hex| map.terrain(h) == Terrain::Canal || map.terrain(h).is_bridge();
-    let mut seen = vec![false; super::hex::HEX_COUNT];
+    let mut seen = vec![false; HEX_COUNT];
     for start in Hex::all().filter(|h| map.terrain(*h) == Terrain::Canal) {
         if seen[start.index()] {
             continue;
