@@ -4,5 +4,6 @@
 //! [`rules`] is the pure core; everything else is the edge around it.
 
 pub mod bot;
+pub mod map_svg;
 pub mod rules;
 pub mod sim;

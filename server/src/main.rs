@@ -56,10 +56,8 @@ fn main() -> anyhow::Result<()> {
                 println!("{}", serde_json::to_string(&scenario.to_json())?);
             }
             if let Some(path) = svg {
-                anyhow::bail!(
-                    "SVG rendering arrives with the map work; cannot write {}",
-                    path.display()
-                );
+                std::fs::write(&path, siege::map_svg::render_svg(&scenario.map))
+                    .with_context(|| format!("writing {}", path.display()))?;
             }
         }
         None => anyhow::bail!("the server is not built yet; try `siege simulate`"),

@@ -130,13 +130,13 @@ mod tests {
 
     #[test]
     fn a_unit_within_4_hexes_of_its_own_leader_is_in_command_11_2() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
         let gb1 = kit.put("gb1", h);
         let far = kit.hex_at_distance(h, 4);
         kit.put("strouts", far);
         assert!(in_command(&kit.scn, &kit.st, &kit.board(), gb1));
-        let mut kit2 = Kit::new();
+        let mut kit2 = Kit::open();
         let gb1 = kit2.put("gb1", h);
         kit2.put("myers", far);
         assert!(
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn volunteers_need_a_leader_within_2_hexes_11_2() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
         let vol = kit.put("vol1", h);
         kit.put("strouts", kit.hex_at_distance(h, 3));
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn command_is_not_traced_through_enemy_zoc_unless_a_friend_holds_the_hex_11_2() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
         let gb1 = kit.put("gb1", h);
         // Leader two hexes south, Boxers placed so that every hex between is in their ZOC.
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn out_of_command_units_move_3_not_6_and_2_not_3_in_reaction_11_2() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex();
         let gb1 = kit.put("gb1", h);
         kit.st.unit_mut(gb1).marks.out_of_command = true;

@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn a_leader_whose_stack_is_eliminated_joins_the_nearest_friendly_unit_11_1() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let gb = kit.put("gb1", h);
         let myers = kit.put("myers", h);
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn a_leader_with_no_friend_left_is_eliminated_11_1() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex();
         let gb = kit.put("gb1", h);
         let myers = kit.put("myers", h);

@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_line_along_a_hexside_is_blocked_only_if_both_sides_block_r6() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         // 0305 -> 0505 runs along the side between 0404 and 0405.
         let (a, b) = (hex("0305"), hex("0505"));
         let (s1, s2) = (hex("0404"), hex("0405"));

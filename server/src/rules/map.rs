@@ -2,6 +2,10 @@
 //! buildings, the victory hexes, the Allied setup line and the hospital, read from the text data
 //! file `scenario/map.txt` and validated when it is loaded, so that a bad map is a clear start-up
 //! error naming the hex rather than a surprise in the middle of a game.
+//!
+//! The file may also carry an optional `[labels]` section: hand-placed names for the rendered
+//! map (`map_svg`), because a computed centroid puts "Legation Street" or "Customs Street" in
+//! the wrong place. Labels are presentation only; no rule reads them.
 
 use super::hex::{HEX_COUNT, Hex};
 use serde::{Deserialize, Serialize};
@@ -104,6 +108,31 @@ pub struct Area {
     pub hexes: Vec<Hex>,
 }
 
+/// How large a map label is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelSize {
+    /// Minor features: a bridge, a gate, a ramp.
+    Small,
+    /// Area names.
+    Normal,
+    /// The great landmarks: the Tartar Wall, the Chinese City.
+    Large,
+}
+
+/// A hand-placed name on the rendered map (optional `[labels]` section). Presentation only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// The hex whose centre the text is centred on.
+    pub hex: Hex,
+    /// The text to print.
+    pub text: String,
+    /// Printed reading upwards (rotated 90° anticlockwise), for north–south streets and the
+    /// canal.
+    pub vertical: bool,
+    pub size: LabelSize,
+}
+
 /// The victory hexes of section 21 as RULINGS R2 places them (1618 for the illegible one),
 /// with the key of the area each must lie in.
 pub const VICTORY_HEXES: [(&str, VictoryKind, &str); 11] = [
@@ -161,6 +190,10 @@ pub enum MapError {
     Unreachable { hex: Hex, area: String },
     #[error("map.txt: hospital hex {hex}: {message} (8.6)")]
     Hospital { hex: String, message: String },
+    /// The shape R2 fixes is broken at `hex`: the Tartar Wall band, the canal's course,
+    /// outside ground, a courtyard with no gate.
+    #[error("map.txt: hex {hex}: {message} (RULINGS R2)")]
+    Layout { hex: Hex, message: String },
     #[error("map.txt: {0}")]
     Other(String),
 }
@@ -176,6 +209,7 @@ pub struct Map {
     setup_area: Vec<bool>,
     hospital: Vec<Hex>,
     wall_group: Vec<Option<u16>>,
+    labels: Vec<Label>,
 }
 
 impl Map {
@@ -238,6 +272,7 @@ impl Map {
         let victory = parse_victory(&sections)?;
         let setup_line = parse_hex_list(&sections, "setup-line")?;
         let hospital = parse_hex_list(&sections, "hospital")?;
+        let labels = parse_labels(&sections)?;
         let mut map = Map {
             terrain,
             area,
@@ -247,6 +282,7 @@ impl Map {
             setup_area: vec![false; HEX_COUNT],
             hospital,
             wall_group: vec![None; HEX_COUNT],
+            labels,
         };
         map.setup_area = Hex::all()
             .map(|h| {
@@ -320,6 +356,12 @@ impl Map {
         self.setup_area[hex.index()]
     }
 
+    /// Whether the centre of `hex` lies inside or on the setup line of 22, whatever its
+    /// terrain. Outside ground (R2) is defined by this line: the band outside it.
+    pub fn inside_setup_line(&self, hex: Hex) -> bool {
+        inside_polygon(hex, &self.setup_line)
+    }
+
     /// The hospital hexes of the British Legation (8.6).
     pub fn hospital(&self) -> &[Hex] {
         &self.hospital
@@ -334,6 +376,32 @@ impl Map {
     /// the whole Tartar Wall is one. "The same wall" of 18.4 and firing along a wall (8.5).
     pub fn wall_group(&self, hex: Hex) -> Option<u16> {
         self.wall_group[hex.index()]
+    }
+
+    /// The hand-placed labels of the optional `[labels]` section, in file order (empty when the
+    /// file has none; the renderer then labels each area at its centroid).
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+}
+
+#[cfg(test)]
+impl Map {
+    /// A map of open ground everywhere, with the victory hexes, setup line and hospital of
+    /// `base` but no areas or walls: a blank board for rule tests to paint terrain on.
+    pub(crate) fn open_ground(base: &Map) -> Map {
+        let mut map = base.clone();
+        map.terrain = vec![Terrain::Clear; HEX_COUNT];
+        map.area = vec![None; HEX_COUNT];
+        map.setup_area = vec![true; HEX_COUNT];
+        map.wall_group = wall_groups(&map);
+        map
+    }
+
+    /// Paint one hex's terrain (tests only).
+    pub(crate) fn paint(&mut self, hex: Hex, t: Terrain) {
+        self.terrain[hex.index()] = t;
+        self.wall_group = wall_groups(self);
     }
 }
 
@@ -439,6 +507,49 @@ fn parse_hex_list(sections: &Sections<'_>, name: &'static str) -> Result<Vec<Hex
     }
     if out.is_empty() {
         return Err(MapError::Missing(name));
+    }
+    Ok(out)
+}
+
+/// The optional `[labels]` section: lines `CCRR [@v] [@s|@l] Text`, `@v` printing the text
+/// vertically, `@s` small and `@l` large.
+fn parse_labels(sections: &Sections<'_>) -> Result<Vec<Label>, MapError> {
+    let mut out = Vec::new();
+    for (line, body) in sections.lines("labels") {
+        let mut rest = body.trim_start();
+        let (word, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let hex: Hex = word
+            .parse()
+            .map_err(|e: super::hex::BadHex| syntax(line, &e.to_string()))?;
+        rest = tail.trim_start();
+        let mut vertical = false;
+        let mut size = LabelSize::Normal;
+        while let Some(option) = rest.strip_prefix('@') {
+            let (flag, tail) = option
+                .split_once(char::is_whitespace)
+                .unwrap_or((option, ""));
+            match flag {
+                "v" => vertical = true,
+                "s" => size = LabelSize::Small,
+                "l" => size = LabelSize::Large,
+                _ => {
+                    return Err(syntax(
+                        line,
+                        &format!("unknown label option `@{flag}`: use @v, @s or @l"),
+                    ));
+                }
+            }
+            rest = tail.trim_start();
+        }
+        if rest.is_empty() {
+            return Err(syntax(line, "a label needs text after its hex"));
+        }
+        out.push(Label {
+            hex,
+            text: rest.to_string(),
+            vertical,
+            size,
+        });
     }
     Ok(out)
 }

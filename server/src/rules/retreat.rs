@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn a_retreat_never_enters_enemy_zoc_even_beside_friends_8_3() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
         let gb = kit.put("gb1", h);
         let n = kit.hex_at_distance(h, 1);
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_surrounded_stack_is_eliminated_8_3() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 2));
         let gb = kit.put("gb1", h);
         for n in h.neighbours().collect::<Vec<_>>() {
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn a_retreat_goes_three_hexes_and_never_the_same_hex_twice_8_3() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
         let gb = kit.put("gb1", h);
         kit.st
@@ -326,8 +326,9 @@ mod tests {
 
     #[test]
     fn from_a_building_a_retreat_may_stop_after_one_hex_8_3() {
-        let mut kit = Kit::new();
-        let (b, _) = kit.building_next_to_clear();
+        let mut kit = Kit::open();
+        let b = kit.some_clear_hex();
+        kit.paint(b, crate::rules::map::Terrain::Building);
         let gb = kit.put("gb1", b);
         kit.run(|ctx| push(ctx, Side::Allied, vec![gb], b));
         let Some(Pending::Retreat(r)) = kit.st.pending.first().cloned() else {

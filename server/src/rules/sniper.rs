@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn the_sniper_needs_a_chinese_unit_within_2_hexes_with_line_of_sight_8_1_4() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let myers = kit.put("myers", h);
         kit.place(UnitKind::Boxer, Side::Chinese, kit.hex_at_distance(h, 3));
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn only_a_6_kills_and_only_one_shot_a_turn_8_1_4() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let myers = kit.put("myers", h);
         kit.place(UnitKind::Boxer, Side::Chinese, kit.hex_at_distance(h, 2));

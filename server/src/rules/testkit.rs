@@ -38,6 +38,21 @@ impl Kit {
         Kit { scn, st }
     }
 
+    /// A blank board: open ground everywhere (the shipped map's victory hexes, setup line and
+    /// hospital kept), to paint the terrain a test needs with [`Kit::paint`].
+    pub fn open() -> Kit {
+        let mut kit = Kit::new();
+        let mut scn = (*kit.scn).clone();
+        scn.map = super::map::Map::open_ground(&kit.scn.map);
+        kit.scn = Arc::new(scn);
+        kit
+    }
+
+    /// Paint the printed terrain of a hex.
+    pub fn paint(&mut self, hex: Hex, t: super::map::Terrain) {
+        Arc::make_mut(&mut self.scn).map.paint(hex, t);
+    }
+
     pub fn board(&self) -> Board {
         Board::new(&self.scn, &self.st)
     }

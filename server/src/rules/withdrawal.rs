@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_leader_covers_units_stacked_with_or_next_to_him_that_touch_the_enemy_12() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let myers = kit.put("myers", h);
         let gb = kit.put("gb1", h);
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn a_roll_of_1_to_3_lets_the_units_withdraw_12() {
-        let mut kit = Kit::new();
+        let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let myers = kit.put("myers", h);
         kit.put("gb1", h);
