@@ -348,15 +348,14 @@ pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: 
 /// The selected stack stops: its units have moved for this phase.
 pub fn stop(ctx: &mut Ctx<'_>) {
     let full = matches!(ctx.st.phase, Phase::ChineseMovement | Phase::AlliedMovement);
-    if let Step::Move { group } = &mut ctx.st.step {
-        if let Some(g) = group.take() {
-            if g.started {
-                for u in g.units {
-                    let m = &mut ctx.st.unit_mut(u).marks;
-                    m.moved = true;
-                    m.moved_full |= full;
-                }
-            }
+    if let Step::Move { group } = &mut ctx.st.step
+        && let Some(g) = group.take()
+        && g.started
+    {
+        for u in g.units {
+            let m = &mut ctx.st.unit_mut(u).marks;
+            m.moved = true;
+            m.moved_full |= full;
         }
     }
     super::civilians::check(ctx);
