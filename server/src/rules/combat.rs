@@ -816,3 +816,369 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::map::Terrain;
+    use crate::rules::state::{Loc, Step};
+    use crate::rules::testkit::{Kit, hex};
+    use siege_protocol::Phase;
+
+    fn combat_kit(phase: Phase) -> Kit {
+        let mut kit = Kit::open();
+        kit.at(3, phase, Step::Combat);
+        kit
+    }
+
+    fn legal_now(kit: &Kit) -> Vec<Action> {
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, &mut out);
+        out
+    }
+
+    fn declare(kit: &mut Kit, side: Side, defenders: &[&str], attackers: &[UnitId]) -> Declaration {
+        let d = Declaration {
+            defenders: defenders.iter().map(|h| hex(h)).collect(),
+            attackers: attackers.to_vec(),
+            ..Declaration::new(side, hex(defenders[0]))
+        };
+        kit.st.declaration = Some(d.clone());
+        d
+    }
+
+    #[test]
+    fn adjacent_and_ranged_strengths_add_up_as_in_the_worked_example_8_2() {
+        // 8.2: a 6-point unit adjacent and 10 points firing from 3 hexes away make 16.
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let vol1 = kit.put("vol1", hex("1015"));
+        let vol2 = kit.put("vol2", hex("1011"));
+        let gb = kit.put("gb1", hex("1011"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        let board = kit.board();
+        assert_eq!(
+            mode(
+                &kit.scn,
+                &kit.st,
+                &board,
+                Side::Allied,
+                vol1,
+                &[hex("1014")]
+            ),
+            Some(Mode::Adjacent)
+        );
+        assert_eq!(
+            mode(
+                &kit.scn,
+                &kit.st,
+                &board,
+                Side::Allied,
+                vol2,
+                &[hex("1014")]
+            ),
+            Some(Mode::Ranged)
+        );
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[vol1, vol2, gb]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.defence), (16, 10));
+        assert_eq!(r.odds, "1-1");
+        assert_eq!(crt::odds(16, 8), Odds::Column(3), "16:8 reads on 2-1");
+        assert_eq!(r.ranged, vec![vol2, gb]);
+    }
+
+    #[test]
+    fn allied_fire_reaches_3_hexes_chinese_fire_2_8_1_1() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1010"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1013")]),
+            Some(Mode::Ranged)
+        );
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, bx, &[hex("1010")]),
+            None
+        );
+        kit.st.unit_mut(bx).loc = Loc::Map(hex("1012"));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, bx, &[hex("1010")]),
+            Some(Mode::Ranged)
+        );
+    }
+
+    #[test]
+    fn ranged_fire_needs_a_clear_line_of_sight_8_1_1_8_5() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        kit.paint(hex("1011"), Terrain::Building);
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1013")]),
+            None
+        );
+    }
+
+    #[test]
+    fn units_in_an_enemy_zoc_must_attack_and_may_not_fire_at_range_8_1_2_8_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1210"));
+        let out = legal_now(&kit);
+        assert!(!out.contains(&Action::EndPhase), "an obligation is open");
+        assert!(out.contains(&Action::Attack { hex: hex("1014") }));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1210")]),
+            None,
+            "no ranged fire from an enemy ZOC"
+        );
+        let err = kit
+            .game()
+            .apply(Side::Allied, &Action::EndPhase)
+            .unwrap_err();
+        assert_eq!(err.code(), "not_legal_now");
+    }
+
+    #[test]
+    fn a_unit_in_a_building_need_not_attack_but_the_enemy_beside_it_must_6_8_1_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert!(
+            legal_now(&kit).contains(&Action::EndPhase),
+            "no ZOC reaches into the building"
+        );
+        kit.st.phase = Phase::ChineseCombat;
+        assert!(
+            !legal_now(&kit).contains(&Action::EndPhase),
+            "the Boxers in the open are in the Allied ZOC"
+        );
+    }
+
+    #[test]
+    fn a_unit_must_attack_every_enemy_hex_whose_zoc_it_is_in_8_1_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1113"));
+        let board = kit.board();
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[]);
+        assert!(
+            !can_add(&kit.scn, &kit.st, &board, &d, gb),
+            "1113 must be attacked too"
+        );
+        let d = declare(&mut kit, Side::Allied, &["1014", "1113"], &[]);
+        assert!(can_add(&kit.scn, &kit.st, &board, &d, gb));
+    }
+
+    #[test]
+    fn multi_hex_attackers_must_be_adjacent_to_every_defending_hex_8_1_2() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.put("gb1", hex("1014"));
+        kit.put("gb2", hex("1114"));
+        let a = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let b = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        let board = kit.board();
+        let both = [hex("1014"), hex("1114")];
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, a, &both),
+            Some(Mode::Adjacent)
+        );
+        assert_ne!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, b, &both),
+            Some(Mode::Adjacent)
+        );
+    }
+
+    #[test]
+    fn no_unit_is_attacked_twice_in_a_phase_8_1_2_r6() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        kit.put("vol1", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert!(legal_now(&kit).contains(&Action::Attack { hex: hex("1014") }));
+        kit.st.unit_mut(bx).marks.defended = true;
+        assert!(!legal_now(&kit).contains(&Action::Attack { hex: hex("1014") }));
+    }
+
+    #[test]
+    fn attacks_below_1_to_3_are_refused_unless_forced_then_an_automatic_ae_8_1_2() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.paint(hex("1014"), Terrain::Building);
+        kit.put("vol1", hex("1014"));
+        kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        kit.st.unit_mut(bx).reduced = true;
+        // 5 ranged against 10 × 3 = 30 is below 1-3 and nobody forces it.
+        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!(r.odds, "below 1-3");
+        assert!(!r.legal);
+        assert!(r.why_not.unwrap().contains("8.1.2"));
+        // Adjacent in the open the Boxers are in the Allied ZOC and must attack: allowed, AE.
+        kit.st.unit_mut(bx).loc = Loc::Map(hex("1013"));
+        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert!(r.legal, "{:?}", r.why_not);
+        assert_eq!(kit.scn.crt.result(Odds::BelowOneToThree, 6), CrtResult::AE);
+    }
+
+    #[test]
+    fn ranged_fire_alone_takes_no_adverse_result_8_1_1() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1011"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = declare(&mut kit, Side::Allied, &["1013"], &[gb]);
+        let r = report(&kit.scn, &kit.st, &d);
+        let events = kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::AE, vec![bx]));
+        assert_eq!(kit.st.unit(gb).loc, Loc::Map(hex("1011")));
+        assert!(events.iter().any(|e| e.text.contains("no adverse result")));
+    }
+
+    #[test]
+    fn an_exchange_costs_the_attacker_at_least_the_defenders_nominal_strength_8_2_r6() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let g1 = kit.put("gb1", hex("1013"));
+        let g2 = kit.put("gb2", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.st.unit_mut(bx).reduced = true;
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[g1, g2]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!(r.defence_base, 5);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::EX, vec![bx]));
+        assert_eq!(kit.st.unit(bx).loc, Loc::Eliminated);
+        let Some(Pending::StepLoss { points, .. }) = kit.st.pending.first() else {
+            panic!("{:?}", kit.st.pending)
+        };
+        assert_eq!(*points, 5);
+        // Flipping British 1 is worth 2, eliminating the reduced unit 2 more, then British 2 flips: 6 >= 5.
+        for _ in 0..3 {
+            let unit = if kit.st.unit(g1).hex().is_some() {
+                g1
+            } else {
+                g2
+            };
+            kit.run(|ctx| crate::rules::steps::apply_choice(ctx, &Action::LoseStep { unit }));
+        }
+        assert!(
+            kit.st
+                .pending
+                .iter()
+                .all(|p| !matches!(p, Pending::StepLoss { .. }))
+        );
+        assert_eq!(kit.st.unit(g1).loc, Loc::Eliminated);
+        assert!(kit.st.unit(g2).reduced);
+    }
+
+    #[test]
+    fn dl1_takes_a_step_then_retreats_and_the_allies_advance_only_with_a_leader_8_2_8_4() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DL1, vec![b1]));
+        let kinds: Vec<&str> = kit.st.pending.iter().map(Pending::name).collect();
+        assert_eq!(
+            kinds,
+            ["step_loss", "retreat"],
+            "no advance without a leader"
+        );
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        let myers = kit.put("myers", hex("1013"));
+        let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb, myers]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DL1, vec![b1]));
+        let kinds: Vec<&str> = kit.st.pending.iter().map(Pending::name).collect();
+        assert_eq!(kinds, ["step_loss", "retreat", "advance"]);
+    }
+
+    #[test]
+    fn artillery_shifts_the_column_when_manned_in_range_and_sight_9() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1015"));
+        let betsy = kit.put("betsy", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let board = kit.board();
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb]);
+        assert!(
+            !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
+            "unmanned"
+        );
+        kit.put("gb2", hex("1010"));
+        let board = kit.board();
+        assert!(artillery_ok(&kit.scn, &kit.st, &board, &d, betsy));
+        let mut d = d;
+        d.artillery.push(betsy);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!(
+            (r.odds.as_str(), r.shift, r.column.as_str()),
+            ("1-3", 2, "1-1")
+        );
+        kit.st.unit_mut(betsy).loc = Loc::Map(hex("1009"));
+        kit.put("gb3", hex("1009"));
+        let board = kit.board();
+        assert!(
+            !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
+            "5 hexes is out of range"
+        );
+    }
+
+    #[test]
+    fn a_leader_gives_plus_1_attacking_but_never_on_ranged_fire_alone_11_1_r4() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        let myers = kit.put("myers", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let mut d = declare(&mut kit, Side::Allied, &["1014"], &[gb, myers]);
+        assert_eq!(report(&kit.scn, &kit.st, &d).attack, 5);
+        d.leader_use.push((myers, LeaderUse::Modifier));
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.modifier), (4, 1));
+        kit.st.unit_mut(gb).loc = Loc::Map(hex("1011"));
+        kit.st.unit_mut(myers).loc = Loc::Map(hex("1011"));
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!(r.modifier, 0, "ranged fire alone gets no leader modifier");
+    }
+
+    #[test]
+    fn defending_leaders_give_minus_1_or_their_strength_11_1() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.put("gb1", hex("1013"));
+        let myers = kit.put("myers", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let mut d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        assert_eq!(report(&kit.scn, &kit.st, &d).defence, 5);
+        d.leader_use.push((myers, LeaderUse::Modifier));
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!((r.defence, r.modifier), (4, -1));
+        // The Allied player is asked before the Chinese roll.
+        kit.st.declaration = Some(Declaration {
+            leader_use: vec![],
+            ..d
+        });
+        let mut game = kit.game();
+        game.apply(Side::Chinese, &Action::Resolve).unwrap();
+        assert_eq!(game.to_act(), Some(Side::Allied));
+        assert!(game.legal_actions(Side::Allied).contains(&Action::Resolve));
+    }
+
+    #[test]
+    fn terrain_multiplies_the_defence_and_the_report_says_why_18() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.put("gb1", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!((r.defence_base, r.multiplier, r.defence), (4, 3, 12));
+        assert!(r.terrain_reason.contains("18.2"));
+        assert_eq!(r.odds, "1-2");
+    }
+}

@@ -380,3 +380,389 @@ pub fn prompt(scn: &Scenario, st: &State, group: Option<&Group>) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::map::Terrain;
+    use crate::rules::testkit::{Kit, hex};
+    use crate::rules::units::UnitKind;
+
+    fn moving(kit: &mut Kit, phase: Phase) {
+        kit.at(3, phase, Step::Move { group: None });
+    }
+
+    fn group(units: Vec<UnitId>, hex: Hex) -> Group {
+        Group {
+            units,
+            hex,
+            spent: 0,
+            started: false,
+            halted: false,
+        }
+    }
+
+    fn dests(kit: &Kit, side: Side, g: &Group) -> Vec<(Hex, u8)> {
+        destinations(&kit.scn, &kit.st, &kit.board(), side, g, kit.st.phase)
+    }
+
+    fn cost_to(kit: &Kit, side: Side, g: &Group, to: Hex) -> Option<u8> {
+        dests(kit, side, g)
+            .into_iter()
+            .find(|(h, _)| *h == to)
+            .map(|(_, mp)| mp)
+    }
+
+    #[test]
+    fn boxers_move_8_imperials_10_hexes_of_clear_ground_5_2() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let h = hex("2010");
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, h);
+        let g = group(vec![bx], h);
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &g,
+                h.ray(crate::rules::hex::Direction::S, 8).unwrap()
+            ),
+            Some(8)
+        );
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &g,
+                h.ray(crate::rules::hex::Direction::S, 9).unwrap()
+            ),
+            None
+        );
+        let im = kit.place(UnitKind::Imperial, Side::Chinese, hex("2210"));
+        let g = group(vec![im], hex("2210"));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2220")), Some(10));
+    }
+
+    #[test]
+    fn buildings_and_walls_cost_2_and_the_canal_is_prohibited_5_1_r3() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let h = hex("2010");
+        kit.paint(hex("2011"), Terrain::Building);
+        kit.paint(hex("2012"), Terrain::Wall);
+        kit.paint(hex("2013"), Terrain::Canal);
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, h);
+        let g = group(vec![bx], h);
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2011")), Some(2));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2012")), Some(4));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2013")), None);
+    }
+
+    #[test]
+    fn the_tartar_wall_costs_8_from_outside_ground_6_from_inside_18_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        for c in 1..=39 {
+            kit.paint(
+                crate::rules::hex::Hex::new(c, 30).unwrap(),
+                Terrain::TartarWall,
+            );
+            for r in 31..=40 {
+                kit.paint(crate::rules::hex::Hex::new(c, r).unwrap(), Terrain::Outside);
+            }
+        }
+        let im = kit.place(UnitKind::Imperial, Side::Chinese, hex("2031"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &group(vec![im], hex("2031")),
+                hex("2030")
+            ),
+            Some(8)
+        );
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("2029"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &group(vec![bx], hex("2029")),
+                hex("2030")
+            ),
+            Some(6)
+        );
+    }
+
+    #[test]
+    fn no_unit_enters_an_enemy_hex_5_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Allied,
+                &group(vec![gb], hex("1010")),
+                hex("1014")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn entering_an_enemy_zoc_ends_the_move_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let g = group(vec![gb], hex("1010"));
+        // 1013 is in the Boxers' ZOC: reachable, but nothing beyond it through the ZOC.
+        assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
+        let r = reach(
+            &kit.scn,
+            &kit.st,
+            &kit.board(),
+            Side::Allied,
+            hex("1010"),
+            6,
+        );
+        let via_zoc = r.path(hex("1016"));
+        assert!(
+            !via_zoc.contains(&hex("1013")),
+            "a path may not continue out of an enemy ZOC hex"
+        );
+    }
+
+    #[test]
+    fn no_moving_directly_from_one_enemy_zoc_hex_to_another_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let g = group(vec![gb], hex("1013"));
+        let board = kit.board();
+        let r = reach(&kit.scn, &kit.st, &board, Side::Allied, hex("1013"), 6);
+        for (to, _) in dests(&kit, Side::Allied, &g) {
+            if to.is_adjacent(hex("1013")) && board.in_zoc_of(Side::Chinese, to) {
+                assert!(
+                    r.path(to).len() >= 2,
+                    "{to} must be reached around, not straight from 1013"
+                );
+            }
+        }
+        assert!(
+            cost_to(&kit, Side::Allied, &g, hex("1012")).is_some(),
+            "leaving to a free hex is fine"
+        );
+    }
+
+    #[test]
+    fn zoc_does_not_stop_a_move_into_a_building_6_18_2() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.paint(hex("1012"), Terrain::Building);
+        let gb = kit.put("gb1", hex("1011"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        // Building to building beside the Boxers: no ZOC in buildings, so the move goes on.
+        let r = reach(
+            &kit.scn,
+            &kit.st,
+            &kit.board(),
+            Side::Allied,
+            hex("1011"),
+            6,
+        );
+        assert_eq!(r.cost[hex("1013").index()], 4);
+        assert!(!kit.board().in_zoc_of(Side::Chinese, hex("1013")));
+        let _ = gb;
+    }
+
+    #[test]
+    fn in_the_reaction_phase_units_move_half_and_never_out_of_an_enemy_zoc_4_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedReaction);
+        let gb = kit.put("gb1", hex("1010"));
+        let g = group(vec![gb], hex("1010"));
+        assert_eq!(
+            budget(&kit.scn, &kit.st, &g, Phase::AlliedReaction),
+            Some(3)
+        );
+        assert!(cost_to(&kit, Side::Allied, &g, hex("1014")).is_none());
+        assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
+        let gb2 = kit.put("gb2", hex("3013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("3014"));
+        assert!(!movable(
+            &kit.scn,
+            &kit.st,
+            &kit.board(),
+            gb2,
+            Phase::AlliedReaction
+        ));
+        assert!(movable(
+            &kit.scn,
+            &kit.st,
+            &kit.board(),
+            gb2,
+            Phase::AlliedMovement
+        ));
+    }
+
+    #[test]
+    fn a_stack_stops_only_where_stacking_allows_7() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        let vol = kit.put("vol1", hex("1010"));
+        kit.put("gb2", hex("1012"));
+        let g = group(vec![gb, vol], hex("1010"));
+        assert_eq!(
+            cost_to(&kit, Side::Allied, &g, hex("1012")),
+            None,
+            "4 + 10 > 10"
+        );
+        assert_eq!(
+            cost_to(&kit, Side::Allied, &g, hex("1013")),
+            Some(3),
+            "passing through is fine"
+        );
+    }
+
+    #[test]
+    fn artillery_and_civilians_move_only_with_a_combat_unit_9_15_r6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let h = hex("1010");
+        let betsy = kit.put("betsy", h);
+        let myers = kit.put("myers", h);
+        let civ = kit.put("civ1", h);
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy], h),
+                Phase::AlliedMovement
+            ),
+            None
+        );
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy, myers], h),
+                Phase::AlliedMovement
+            ),
+            None,
+            "leaders may not move artillery (9)"
+        );
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![civ, myers], h),
+                Phase::AlliedMovement
+            ),
+            None,
+            "a leader is not enough (15)"
+        );
+        let gb = kit.put("gb1", h);
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy, civ, gb], h),
+                Phase::AlliedMovement
+            ),
+            Some(6)
+        );
+    }
+
+    #[test]
+    fn chinese_movement_overruns_unmanned_artillery_9_r6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let betsy = kit.put("betsy", hex("1012"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1010"));
+        kit.st.step = Step::Move {
+            group: Some(group(vec![bx], hex("1010"))),
+        };
+        let mut game = kit.game();
+        let events = game
+            .apply(
+                Side::Chinese,
+                &Action::Move {
+                    to: hex("1014"),
+                    mp: 4,
+                },
+            )
+            .unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Overrun { unit, .. } if unit == betsy))
+        );
+        assert_eq!(game.state().unit(betsy).loc, Loc::Eliminated);
+    }
+
+    #[test]
+    fn a_move_through_a_victory_hex_takes_control_of_it_21() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("3010"));
+        kit.st.step = Step::Move {
+            group: Some(group(vec![bx], hex("3010"))),
+        };
+        let mut game = kit.game();
+        game.apply(
+            Side::Chinese,
+            &Action::Move {
+                to: hex("3014"),
+                mp: 4,
+            },
+        )
+        .unwrap();
+        let i = game
+            .scenario()
+            .map
+            .victory_hexes()
+            .iter()
+            .position(|(h, _)| *h == hex("3012"))
+            .unwrap();
+        assert_eq!(game.state().control[i], Side::Chinese);
+    }
+
+    #[test]
+    fn a_unit_moves_once_a_phase_and_stops_when_its_allowance_is_spent_5_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.put("gb2", hex("3010"));
+        let mut game = kit.game();
+        game.apply(Side::Allied, &Action::SelectUnit { unit: gb })
+            .unwrap();
+        game.apply(
+            Side::Allied,
+            &Action::Move {
+                to: hex("1013"),
+                mp: 3,
+            },
+        )
+        .unwrap();
+        game.apply(
+            Side::Allied,
+            &Action::Move {
+                to: hex("1016"),
+                mp: 3,
+            },
+        )
+        .unwrap();
+        // All 6 MP spent: the stack stopped by itself and may not be selected again.
+        assert_eq!(game.state().step, Step::Move { group: None });
+        assert!(
+            !game
+                .legal_actions(Side::Allied)
+                .contains(&Action::SelectUnit { unit: gb })
+        );
+    }
+}
