@@ -74,11 +74,11 @@ fn check(name: &str, seed: [u8; 32], bot_seed: u64) {
     for (i, (side, action)) in g.actions.iter().enumerate() {
         game.apply(*side, action)
             .unwrap_or_else(|e| panic!("action {} {action:?} refused: {e}", i + 1));
-        if let Some((n, hash)) = next.peek() {
-            if *n == i + 1 {
-                assert_eq!(&game.state_hash_hex(), hash, "state hash after {n} actions");
-                next.next();
-            }
+        if let Some((n, hash)) = next.peek()
+            && *n == i + 1
+        {
+            assert_eq!(&game.state_hash_hex(), hash, "state hash after {n} actions");
+            next.next();
         }
     }
     let r = game.result().expect("the stored game ends");
