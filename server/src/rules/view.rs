@@ -305,3 +305,35 @@ fn pending_prompt(scn: &Scenario, _st: &State, p: &Pending) -> String {
         Pending::Occupy { .. } => "The chargers take the hex (8.1.3).".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::scenario;
+    use crate::rules::{Action, Game};
+
+    #[test]
+    fn the_view_shows_every_unit_the_prompt_and_victory_control_4_21() {
+        let mut game = Game::new(scenario(), [2; 32]);
+        let v = game.view();
+        assert_eq!(v.units.len(), game.scenario().counters.len());
+        assert_eq!(v.to_act, Some(Side::Allied));
+        assert!(v.prompt.contains("setup"), "{}", v.prompt);
+        assert_eq!(v.victory.hexes.len(), 11);
+        assert!(
+            v.victory.hexes.iter().all(|h| h.side == Side::Allied),
+            "all Allied at the start (21)"
+        );
+        game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        let v = game.view();
+        assert!(
+            v.units
+                .iter()
+                .filter(|u| u.side == Side::Allied)
+                .all(|u| u.hex.is_some())
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["units"][0]["type"], "combat");
+        assert_eq!(json["phase"], "allied_setup");
+    }
+}
