@@ -40,14 +40,18 @@ pub struct Board {
 }
 
 impl Board {
-    /// Summarise the position.
+    /// Summarise the position: one pass over the units on the map, then the zones of control
+    /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> Board {
         let mut hexes = vec![HexInfo::default(); HEX_COUNT];
-        let mut all_guns = vec![true; HEX_COUNT];
+        // Occupied hexes, each once, with whether a unit there exerts a ZOC and whether any
+        // unit there is not artillery.
+        let mut occupied: Vec<(Hex, bool, bool)> = Vec::with_capacity(st.units.len());
         for (i, u) in st.units.iter().enumerate() {
             let Loc::Map(h) = u.loc else { continue };
             let c = &scn.counters.counters[i];
             let info = &mut hexes[h.index()];
+            let first = info.side.is_none();
             info.side = Some(c.side);
             if c.kind.counts_for_stacking() {
                 info.points += c.strength_when(u.reduced);
@@ -57,32 +61,35 @@ impl Board {
                 UnitKind::Combat | UnitKind::Volunteer => info.manned = true,
                 _ => {}
             }
-            if c.kind != UnitKind::Artillery {
-                all_guns[h.index()] = false;
-            }
             if !matches!(c.kind, UnitKind::Leader | UnitKind::Artillery) {
                 info.blocks_los = true;
             }
+            let exerts = c.kind.exerts_zoc();
+            let not_gun = c.kind != UnitKind::Artillery;
+            if first {
+                occupied.push((h, exerts, not_gun));
+            } else if let Some(o) = occupied.iter_mut().rev().find(|o| o.0 == h) {
+                o.1 |= exerts;
+                o.2 |= not_gun;
+            }
         }
-        for h in Hex::all() {
+        for &(h, exerts, not_gun) in &occupied {
             let info = &mut hexes[h.index()];
-            info.only_guns = info.side.is_some() && all_guns[h.index()];
+            info.only_guns = !not_gun;
             if info.artillery > 0 && info.manned {
                 info.blocks_los = true;
             }
-        }
-        for (i, u) in st.units.iter().enumerate() {
-            let Loc::Map(h) = u.loc else { continue };
-            let c = &scn.counters.counters[i];
-            if !c.kind.exerts_zoc() {
+            if !exerts {
                 continue;
             }
+            let side = info.side;
             for n in std::iter::once(h).chain(h.neighbours()) {
                 if zoc::projects(scn, st, h, n) {
-                    let info = &mut hexes[n.index()];
-                    match c.side {
-                        Side::Allied => info.allied_zoc = true,
-                        Side::Chinese => info.chinese_zoc = true,
+                    let target = &mut hexes[n.index()];
+                    match side {
+                        Some(Side::Allied) => target.allied_zoc = true,
+                        Some(Side::Chinese) => target.chinese_zoc = true,
+                        None => {}
                     }
                 }
             }

@@ -23,6 +23,9 @@ use std::sync::Arc;
 pub struct Game {
     scenario: Arc<Scenario>,
     state: State,
+    /// The legal actions of the side to act, computed once per state: `apply` checks against
+    /// them and `legal_actions` hands them out.
+    legal: Vec<Action>,
 }
 
 /// What an apply works on: the scenario, the state being changed, and the events so far.
@@ -114,12 +117,17 @@ impl Game {
             result: None,
             dice: Dice::from_seed(seed),
         };
-        Game { scenario, state }
+        Game::from_state(scenario, state)
     }
 
     /// A game resumed from a state (a custom start from the analysis board, or a saved state).
     pub fn from_state(scenario: Arc<Scenario>, state: State) -> Game {
-        Game { scenario, state }
+        let legal = phases::legal(&scenario, &state);
+        Game {
+            scenario,
+            state,
+            legal,
+        }
     }
 
     /// The scenario the game is played on.
@@ -147,7 +155,12 @@ impl Game {
         if self.to_act() != Some(side) {
             return Vec::new();
         }
-        phases::legal(&self.scenario, &self.state)
+        self.legal.clone()
+    }
+
+    /// Whether `action` is legal for `side` now, without copying the list.
+    pub fn is_legal(&self, side: Side, action: &Action) -> bool {
+        self.to_act() == Some(side) && self.legal.contains(action)
     }
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
@@ -159,13 +172,12 @@ impl Game {
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
         }
-        let legal = phases::legal(&self.scenario, &self.state);
-        if !legal.contains(action) {
+        if !self.legal.contains(action) {
             return Err(explain::refusal(
                 &self.scenario,
                 &self.state,
                 action,
-                &legal,
+                &self.legal,
             ));
         }
         let mut state = self.state.clone();
@@ -175,9 +187,10 @@ impl Game {
             events: Vec::new(),
         };
         phases::apply(&mut ctx, action);
-        phases::settle(&mut ctx);
+        let legal = phases::settle(&mut ctx);
         let events = ctx.events;
         self.state = state;
+        self.legal = legal;
         Ok(events)
     }
 

@@ -323,8 +323,8 @@ pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: 
     g.hex = to;
     g.spent = g.spent.saturating_add(mp);
     g.started = true;
-    let after = Board::new(ctx.scn, ctx.st);
-    g.halted = after.in_zoc_of(side.other(), to);
+    // Our own move changes no enemy ZOC (overrun guns exert none).
+    g.halted = board.in_zoc_of(side.other(), to);
     let names = ctx.names(&g.units);
     let mut full_path = vec![from];
     full_path.extend(path.iter().copied());
