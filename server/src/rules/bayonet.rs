@@ -61,7 +61,7 @@ pub fn charges(scn: &Scenario, st: &State, g: &Group) -> Vec<(Hex, u8, Hex)> {
         .min()
         .unwrap_or(0);
     let board = Board::new(scn, st);
-    let reach = movement::reach(scn, st, &board, Side::Allied, g.hex, budget);
+    let reach = movement::reach(scn, &board, Side::Allied, g.hex, budget);
     let mut out: Vec<(Hex, u8, Hex)> = Vec::new();
     for x in Hex::all().filter(|h| reach.cost[h.index()] != u8::MAX) {
         if x != g.hex && stacking::fits(&board, Side::Allied, x, points, 0).is_err() {
@@ -190,7 +190,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
             .map(|u| ctx.scn.counters.get(*u).movement / 2)
             .min()
             .unwrap_or(0);
-        let reach = movement::reach(ctx.scn, ctx.st, &board, Side::Allied, g.hex, budget);
+        let reach = movement::reach(ctx.scn, &board, Side::Allied, g.hex, budget);
         let cost = reach.cost[from.index()];
         let path = reach.path(from);
         for &u in &g.units {

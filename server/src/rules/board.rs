@@ -5,6 +5,7 @@
 use super::hex::{HEX_COUNT, Hex};
 use super::scenario::Scenario;
 use super::state::{Loc, State};
+use super::terrain::{Ground, printed_ground};
 use super::units::UnitKind;
 use super::zoc;
 use siege_protocol::Side;
@@ -33,10 +34,37 @@ pub struct HexInfo {
     pub chinese_zoc: bool,
 }
 
+/// The ground of `hex` given the ruined hexes.
+fn ground_in(scn: &Scenario, ruins: &HexSet, hex: Hex) -> Ground {
+    if ruins.contains(hex) {
+        Ground::Ruin
+    } else {
+        printed_ground(scn.map.terrain(hex))
+    }
+}
+
 /// The per-hex summary of a position.
 #[derive(Clone, Debug)]
 pub struct Board {
     hexes: Vec<HexInfo>,
+    /// Ruin markers as a bit per hex (17), for the searches that ask for every hex.
+    ruins: HexSet,
+    /// Fortifications as a bit per hex (13).
+    forts: HexSet,
+}
+
+/// A set of hexes as one bit per hex.
+#[derive(Clone, Debug, Default)]
+struct HexSet([u64; HEX_COUNT.div_ceil(64)]);
+
+impl HexSet {
+    fn insert(&mut self, h: Hex) {
+        self.0[h.index() / 64] |= 1 << (h.index() % 64);
+    }
+
+    fn contains(&self, h: Hex) -> bool {
+        self.0[h.index() / 64] & (1 << (h.index() % 64)) != 0
+    }
 }
 
 impl Board {
@@ -44,6 +72,14 @@ impl Board {
     /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> Board {
         let mut hexes = vec![HexInfo::default(); HEX_COUNT];
+        let mut ruins = HexSet::default();
+        for h in &st.ruins {
+            ruins.insert(*h);
+        }
+        let mut forts = HexSet::default();
+        for f in &st.fortifications {
+            forts.insert(f.hex);
+        }
         // Occupied hexes, each once, with whether a unit there exerts a ZOC and whether any
         // unit there is not artillery.
         let mut occupied: Vec<(Hex, bool, bool)> = Vec::with_capacity(st.units.len());
@@ -83,8 +119,9 @@ impl Board {
                 continue;
             }
             let side = info.side;
+            let from = ground_in(scn, &ruins, h);
             for n in std::iter::once(h).chain(h.neighbours()) {
-                if zoc::projects(scn, st, h, n) {
+                if n == h || zoc::reaches(scn, from, ground_in(scn, &ruins, n)) {
                     let target = &mut hexes[n.index()];
                     match side {
                         Some(Side::Allied) => target.allied_zoc = true,
@@ -94,7 +131,21 @@ impl Board {
                 }
             }
         }
-        Board { hexes }
+        Board {
+            hexes,
+            ruins,
+            forts,
+        }
+    }
+
+    /// The terrain in play in `hex` (a ruin replaces the printed terrain, 17).
+    pub fn ground(&self, scn: &Scenario, hex: Hex) -> Ground {
+        ground_in(scn, &self.ruins, hex)
+    }
+
+    /// Whether `hex` holds a fortification (13).
+    pub fn fortified(&self, hex: Hex) -> bool {
+        self.forts.contains(hex)
     }
 
     /// What the board knows about `hex`.

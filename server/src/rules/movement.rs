@@ -17,7 +17,6 @@ use super::hex::{HEX_COUNT, Hex};
 use super::scenario::Scenario;
 use super::stacking;
 use super::state::{Group, Loc, State, Step};
-use super::terrain::ground;
 use super::units::{UnitId, UnitKind};
 use super::victory;
 use siege_protocol::{Phase, Side};
@@ -54,14 +53,7 @@ impl Reach {
 /// Every hex `side` can reach from `start` with `budget` MP (5.1, 6, 18.1): the canal and enemy
 /// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
 /// ZOC may not step straight into another enemy ZOC hex.
-pub fn reach(
-    scn: &Scenario,
-    st: &State,
-    board: &Board,
-    side: Side,
-    start: Hex,
-    budget: u8,
-) -> Reach {
+pub fn reach(scn: &Scenario, board: &Board, side: Side, start: Hex, budget: u8) -> Reach {
     let mut cost = vec![u8::MAX; HEX_COUNT];
     let mut prev = vec![NONE; HEX_COUNT];
     cost[start.index()] = 0;
@@ -80,16 +72,13 @@ pub fn reach(
             if in_zoc && h != start {
                 continue; // entered an enemy ZOC: the move ends here (6)
             }
-            let from = ground(&scn.map, st, h);
+            let from = board.ground(scn, h);
             for n in h.neighbours() {
                 if !board.enterable_by(side, n) {
                     continue;
                 }
-                let to = ground(&scn.map, st, n);
-                let Some(step) = scn
-                    .terrain
-                    .entry_cost(from, to, st.fortification(n).is_some())
-                else {
+                let to = board.ground(scn, n);
+                let Some(step) = scn.terrain.entry_cost(from, to, board.fortified(n)) else {
                     continue;
                 };
                 if in_zoc && board.in_zoc_of(enemy, n) {
@@ -167,7 +156,7 @@ pub fn destinations(
     if left == 0 {
         return Vec::new();
     }
-    let reach = reach(scn, st, board, side, group.hex, left);
+    let reach = reach(scn, board, side, group.hex, left);
     let (points, guns) = stacking::load(scn, st, &group.units);
     Hex::all()
         .filter(|h| *h != group.hex && reach.cost[h.index()] != u8::MAX)
@@ -299,7 +288,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
     let board = Board::new(ctx.scn, ctx.st);
     let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
-    let r = reach(ctx.scn, ctx.st, &board, side, g.hex, left);
+    let r = reach(ctx.scn, &board, side, g.hex, left);
     let mp = r.cost[to.index()];
     let path = r.path(to);
     let from = g.hex;
@@ -519,14 +508,7 @@ mod tests {
         let g = group(vec![gb], hex("1010"));
         // 1013 is in the Boxers' ZOC: reachable, but nothing beyond it through the ZOC.
         assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
-        let r = reach(
-            &kit.scn,
-            &kit.st,
-            &kit.board(),
-            Side::Allied,
-            hex("1010"),
-            6,
-        );
+        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1010"), 6);
         let via_zoc = r.path(hex("1016"));
         assert!(
             !via_zoc.contains(&hex("1013")),
@@ -542,7 +524,7 @@ mod tests {
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         let g = group(vec![gb], hex("1013"));
         let board = kit.board();
-        let r = reach(&kit.scn, &kit.st, &board, Side::Allied, hex("1013"), 6);
+        let r = reach(&kit.scn, &board, Side::Allied, hex("1013"), 6);
         for (to, _) in dests(&kit, Side::Allied, &g) {
             if to.is_adjacent(hex("1013")) && board.in_zoc_of(Side::Chinese, to) {
                 assert!(
@@ -566,14 +548,7 @@ mod tests {
         let gb = kit.put("gb1", hex("1011"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         // Building to building beside the Boxers: no ZOC in buildings, so the move goes on.
-        let r = reach(
-            &kit.scn,
-            &kit.st,
-            &kit.board(),
-            Side::Allied,
-            hex("1011"),
-            6,
-        );
+        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1011"), 6);
         assert_eq!(r.cost[hex("1013").index()], 4);
         assert!(!kit.board().in_zoc_of(Side::Chinese, hex("1013")));
         let _ = gb;
