@@ -208,7 +208,7 @@ fn odds(
         charge_from,
         defender_leaders_chosen: true,
     };
-    let report = combat::report(scn, st, &d);
+    let report = super::report::compute(scn, st, &d);
     let mut problems: Vec<String> = Vec::new();
     for &a in &attackers {
         let c = scn.counters.get(a);

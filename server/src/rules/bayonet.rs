@@ -8,7 +8,7 @@
 
 use super::action::Action;
 use super::board::Board;
-use super::combat::{self, Declaration};
+use super::combat::Declaration;
 use super::event::EventKind;
 use super::game::Ctx;
 use super::hex::Hex;
@@ -220,7 +220,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
         charge_from: Some(from),
         ..Declaration::new(Side::Allied, target)
     });
-    combat::resolve(ctx);
+    super::resolution::resolve(ctx);
 }
 
 /// After a charge: the chargers take the hex if the defender is gone, else stay put (R6).

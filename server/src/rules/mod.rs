@@ -37,6 +37,7 @@ pub mod position;
 pub mod recovery;
 pub mod replacements;
 pub mod report;
+pub mod resolution;
 pub mod retreat;
 pub mod ruins;
 pub mod scenario;

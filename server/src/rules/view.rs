@@ -174,7 +174,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
         attackers: d.attackers.clone(),
         artillery: d.artillery.clone(),
         bayonet: d.charge_from.is_some(),
-        odds: combat::report(scn, st, d),
+        odds: super::report::compute(scn, st, d),
     });
     View {
         turn: st.turn,
