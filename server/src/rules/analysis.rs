@@ -146,7 +146,7 @@ fn reachable(scn: &Scenario, st: &State, board: &Board, id: UnitId) -> Value {
         halted: false,
     };
     let mut dests: BTreeMap<Hex, u8> = BTreeMap::new();
-    let can = movement::movable(scn, &probe, board, id, phase);
+    let can = movement::movable(scn, &probe, Some(board), id, phase);
     if can {
         for (h, mp) in movement::destinations(scn, &probe, board, c.side, &group, phase) {
             dests.insert(h, mp);

@@ -199,37 +199,64 @@ fn artillery_ok(scn: &Scenario, st: &State, board: &Board, d: &Declaration, a: U
         })
 }
 
-/// Whether some unit of `side` is placed to attack `defenders` as a group (adjacent to all, or
-/// in range and sight of all). A unit in enemy ZOC may need more defending hexes added before
-/// it can join (8.1.2), so this does not ask that.
+/// The hexes holding a unit of `side` that could still attack (a combat unit that has not
+/// attacked this phase and did not fail a recovery roll), each with whether it lies in an
+/// enemy ZOC (no ranged fire from there, 8.2).
+fn attacker_hexes(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<(Hex, bool)> {
+    let mut out: Vec<(Hex, bool)> = Vec::new();
+    for c in scn.counters.counters.iter() {
+        if c.side != side || c.kind == UnitKind::Leader || !c.kind.is_combat_unit() {
+            continue;
+        }
+        let u = st.unit(c.id);
+        let Some(h) = u.hex() else { continue };
+        if u.marks.attacked || u.marks.recovery_failed || out.iter().any(|(x, _)| *x == h) {
+            continue;
+        }
+        out.push((h, board.in_zoc_of(side.other(), h)));
+    }
+    out
+}
+
+/// Whether a unit in one of `from` is placed to attack `defenders` as a group (adjacent to all,
+/// or in range and sight of all). A unit in enemy ZOC may need more defending hexes added
+/// before it can join (8.1.2), so this does not ask that.
 fn anyone_can_attack(
     scn: &Scenario,
     st: &State,
     board: &Board,
     side: Side,
+    from: &[(Hex, bool)],
     defenders: &[Hex],
 ) -> bool {
-    scn.counters.counters.iter().any(|c| {
-        c.side == side
-            && c.kind != UnitKind::Leader
-            && mode(scn, st, board, side, c.id, defenders).is_some()
+    let r = range(side);
+    from.iter().any(|(a, in_zoc)| {
+        defenders.iter().all(|d| a.is_adjacent(*d))
+            || (!in_zoc
+                && defenders.iter().all(|d| {
+                    (2..=r).contains(&a.distance(*d)) && los::line_of_sight(scn, st, board, *a, *d).clear
+                }))
     })
 }
 
-/// Enemy hexes that can be attacked now.
-fn targets(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<Hex> {
-    let mut hexes: Vec<Hex> = scn
-        .counters
-        .counters
-        .iter()
-        .filter(|c| c.side == side.other())
-        .filter_map(|c| st.unit(c.id).hex())
-        .collect();
+/// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
+fn targets(scn: &Scenario, st: &State, board: &Board, side: Side, from: &[(Hex, bool)]) -> Vec<Hex> {
+    let mut hexes: Vec<Hex> = Vec::new();
+    let mut defended: Vec<Hex> = Vec::new();
+    for c in scn.counters.counters.iter().filter(|c| c.side == side.other()) {
+        let u = st.unit(c.id);
+        if let Some(h) = u.hex() {
+            hexes.push(h);
+            if u.marks.defended {
+                defended.push(h);
+            }
+        }
+    }
     hexes.sort();
     hexes.dedup();
     hexes
         .into_iter()
-        .filter(|h| !defended(st, *h) && anyone_can_attack(scn, st, board, side, &[*h]))
+        .filter(|h| !defended.contains(h) && anyone_can_attack(scn, st, board, side, from, &[*h]))
         .collect()
 }
 
@@ -238,7 +265,8 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let board = Board::new(scn, st);
     let side = phasing(st);
     let Some(d) = &st.declaration else {
-        for hex in targets(scn, st, &board, side) {
+        let from = attacker_hexes(scn, st, &board, side);
+        for hex in targets(scn, st, &board, side, &from) {
             out.push(Action::Attack { hex });
         }
         if obligations(scn, st, &board, side).is_empty() {
@@ -257,11 +285,12 @@ fn declaration_legal(
     out: &mut Vec<Action>,
 ) {
     if d.attackers.is_empty() && d.charge_from.is_none() {
-        for hex in targets(scn, st, board, d.side) {
+        let from = attacker_hexes(scn, st, board, d.side);
+        for hex in targets(scn, st, board, d.side, &from) {
             let mut more = d.defenders.clone();
             if !more.contains(&hex) {
                 more.push(hex);
-                if anyone_can_attack(scn, st, board, d.side, &more) {
+                if anyone_can_attack(scn, st, board, d.side, &from, &more) {
                     out.push(Action::AddDefender { hex });
                 }
             }

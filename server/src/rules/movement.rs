@@ -98,15 +98,24 @@ pub fn reach(scn: &Scenario, board: &Board, side: Side, start: Hex, budget: u8) 
 }
 
 /// Whether unit `u` may still be selected to move in this phase.
-pub fn movable(scn: &Scenario, st: &State, board: &Board, u: UnitId, phase: Phase) -> bool {
+///
+/// The board is needed only in the reaction phase; pass it when you have it.
+pub fn movable(scn: &Scenario, st: &State, board: Option<&Board>, u: UnitId, phase: Phase) -> bool {
     let us = st.unit(u);
     let Some(h) = us.hex() else { return false };
     let c = scn.counters.get(u);
     if us.marks.moved || command::allowance(scn, st, u, phase) == 0 {
         return false;
     }
+    if phase != Phase::AlliedReaction || c.side != Side::Allied {
+        return true;
+    }
     // Allied units may not leave an enemy ZOC in the reaction phase (6).
-    !(phase == Phase::AlliedReaction && board.in_zoc_of(Side::Chinese, h) && c.side == Side::Allied)
+    let in_zoc = match board {
+        Some(b) => b.in_zoc_of(Side::Chinese, h),
+        None => Board::new(scn, st).in_zoc_of(Side::Chinese, h),
+    };
+    !in_zoc
 }
 
 /// Movement points the stack may still spend: the least allowance among the units that move
@@ -178,12 +187,14 @@ pub fn mover(phase: Phase) -> Side {
 pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Action>) {
     let phase = st.phase;
     let side = mover(phase);
-    let board = Board::new(scn, st);
+    // Selecting needs the board only to keep reacting units in enemy ZOC (6).
+    let needs_board = group.is_some() || phase == Phase::AlliedReaction;
+    let board = needs_board.then(|| Board::new(scn, st));
     match group {
         None => {
             let mut stacks: Vec<Hex> = Vec::new();
             for c in scn.counters.counters.iter().filter(|c| c.side == side) {
-                if movable(scn, st, &board, c.id, phase) {
+                if movable(scn, st, board.as_ref(), c.id, phase) {
                     out.push(Action::SelectUnit { unit: c.id });
                     if let Some(h) = st.unit(c.id).hex() {
                         stacks.push(h);
@@ -204,7 +215,7 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
         Some(g) => {
             if !g.started {
                 for u in st.units_at(g.hex) {
-                    if !g.units.contains(&u) && movable(scn, st, &board, u, phase) {
+                    if !g.units.contains(&u) && movable(scn, st, board.as_ref(), u, phase) {
                         out.push(Action::SelectUnit { unit: u });
                     }
                 }
@@ -212,6 +223,7 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
                     out.extend(g.units.iter().map(|&unit| Action::UnselectUnit { unit }));
                 }
             }
+            let board = board.unwrap_or_else(|| Board::new(scn, st));
             for (to, mp) in destinations(scn, st, &board, side, g, phase) {
                 out.push(Action::Move { to, mp });
             }
@@ -249,7 +261,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
             let units: Vec<UnitId> = ctx
                 .st
                 .units_at(*hex)
-                .filter(|u| movable(ctx.scn, ctx.st, &board, *u, phase))
+                .filter(|u| movable(ctx.scn, ctx.st, Some(&board), *u, phase))
                 .collect();
             ctx.st.step = Step::Move {
                 group: Some(Group {
@@ -568,17 +580,18 @@ mod tests {
         assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
         let gb2 = kit.put("gb2", hex("3013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("3014"));
+        assert!(!movable(&kit.scn, &kit.st, None, gb2, Phase::AlliedReaction));
         assert!(!movable(
             &kit.scn,
             &kit.st,
-            &kit.board(),
+            Some(&kit.board()),
             gb2,
             Phase::AlliedReaction
         ));
         assert!(movable(
             &kit.scn,
             &kit.st,
-            &kit.board(),
+            Some(&kit.board()),
             gb2,
             Phase::AlliedMovement
         ));
