@@ -17,6 +17,7 @@ use crate::store::writer::Writer;
 use crate::store::{Store, StoreError};
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{DefaultBodyLimit, Path, State, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
@@ -148,10 +149,11 @@ pub fn app(state: AppState) -> Router {
 async fn game_socket(
     State(app): State<AppState>,
     Path(id): Path<String>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
     let id = http::game_id(&id)?;
     app.games.get(id).await?;
+    let upgrade = upgrade.map_err(|r| AppError::bad_request(format!("{}: this route speaks WebSocket", r.body_text())))?;
     let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
     let sockets = app.sockets.clone();
     Ok(upgrade

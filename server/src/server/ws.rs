@@ -106,6 +106,9 @@ fn first_frame(text: &str) -> Result<(Claim, Option<u64>), WireError> {
 fn parse(text: &str) -> Result<ClientFrame<Value>, WireError> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| WireError::new(codes::BAD_JSON, format!("not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(WireError::new(codes::BAD_JSON, "a frame is a JSON object"));
+    }
     let kind = value.get("type").and_then(Value::as_str);
     match kind {
         Some(k) if ClientFrame::<Value>::TYPES.contains(&k) => {}
