@@ -38,7 +38,8 @@ async fn each_bad_frame_gets_its_error_changes_nothing_and_keeps_the_socket() {
     let legal = state["legal_actions"][0].clone();
     assert!(legal.is_object());
 
-    let cases: Vec<(&str, String)> = vec![
+    let cases: Vec<(&str, String)> =
+        vec![
         ("bad_json", "{not json".into()),
         ("bad_json", "[1, 2]".into()),
         ("unknown_type", json!({"type": "teleport"}).to_string()),
@@ -144,7 +145,11 @@ async fn a_wrong_token_cannot_act_or_even_sit_down() {
     ws.expect_error_and_close("bad_token").await;
 
     // The first frame must say who is there.
-    let mut ws = Ws::open(&url, json!({"type": "action", "seq": 0, "action": {"type": "pass"}})).await;
+    let mut ws = Ws::open(
+        &url,
+        json!({"type": "action", "seq": 0, "action": {"type": "pass"}}),
+    )
+    .await;
     ws.expect_error_and_close("not_joined").await;
     let mut ws = Ws::open(&url, json!({"type": "ping"})).await;
     ws.expect_error_and_close("not_joined").await;
@@ -194,7 +199,11 @@ async fn http_refusals_use_the_error_envelope_and_fitting_statuses() {
     let check = |status: u16, body: &Value, want_status: u16, want_code: &str| {
         assert_eq!(status, want_status, "{body}");
         assert_eq!(body["error"]["code"], want_code, "{body}");
-        assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
     };
     let (id, _, _) = seated_game(http).await;
 
@@ -203,7 +212,10 @@ async fn http_refusals_use_the_error_envelope_and_fitting_statuses() {
     let one = http.create("chinese").await;
     let one_id = one["game_id"].as_str().unwrap();
     let (s, b) = http
-        .post(&format!("/api/games/{one_id}/join"), r#"{"side": "chinese"}"#)
+        .post(
+            &format!("/api/games/{one_id}/join"),
+            r#"{"side": "chinese"}"#,
+        )
         .await;
     check(s, &b, 409, "seat_taken");
     let (s, b) = http.post(&format!("/api/games/{one_id}/join"), "{}").await;
@@ -238,7 +250,10 @@ async fn http_refusals_use_the_error_envelope_and_fitting_statuses() {
         .await;
     check(s, &b, 422, "bad_request");
     let (s, b) = http
-        .post("/api/games", json!({"name": "n".repeat(100 * 1024)}).to_string())
+        .post(
+            "/api/games",
+            json!({"name": "n".repeat(100 * 1024)}).to_string(),
+        )
         .await;
     check(s, &b, 413, "body_too_large");
 

@@ -153,7 +153,9 @@ async fn game_socket(
 ) -> Result<Response, AppError> {
     let id = http::game_id(&id)?;
     app.games.get(id).await?;
-    let upgrade = upgrade.map_err(|r| AppError::bad_request(format!("{}: this route speaks WebSocket", r.body_text())))?;
+    let upgrade = upgrade.map_err(|r| {
+        AppError::bad_request(format!("{}: this route speaks WebSocket", r.body_text()))
+    })?;
     let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
     let sockets = app.sockets.clone();
     Ok(upgrade
