@@ -14,9 +14,13 @@ use std::sync::Arc;
 #[command(
     name = "siege",
     version,
-    about = "Siege at Peking: the rules engine, game server and tools"
+    about = "Siege at Peking: the rules engine, game server and tools",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
+    /// With no subcommand, `siege` serves with these flags.
+    #[command(flatten)]
+    serve: ServeArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -58,7 +62,7 @@ enum Command {
     },
 }
 
-#[derive(Args, Default)]
+#[derive(Args)]
 struct ServeArgs {
     /// Address to listen on (port 0: any free port).
     #[arg(long, env = "SIEGE_ADDR", default_value = "127.0.0.1:8080")]
@@ -72,16 +76,15 @@ struct ServeArgs {
     /// Serve `GET /bench/echo`, a bare WebSocket echo for the load generator.
     #[arg(long)]
     bench_routes: bool,
+    /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
+    #[arg(long, env = "SIEGE_FRAME_RATE", default_value_t = siege::server::limits::RATE_PER_SECOND)]
+    frame_rate: u32,
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            // Parse the serve flags' env fallbacks even without the subcommand.
-            let args = ServeCli::parse_from(std::iter::once("siege"));
-            serve(args.serve)
-        }
+        None => serve(cli.serve),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Replay {
             log,
@@ -113,13 +116,6 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// `siege` with no subcommand: the serve flags from the environment alone.
-#[derive(Parser)]
-struct ServeCli {
-    #[command(flatten)]
-    serve: ServeArgs,
-}
-
 fn load_scenario() -> anyhow::Result<Arc<Scenario>> {
     Ok(Arc::new(
         Scenario::load_default().context("loading the scenario data")?,
@@ -145,6 +141,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             config.web_dir = dir;
         }
         config.bench_routes = args.bench_routes;
+        config.frame_rate = args.frame_rate;
         let server = Server::bind(&config).await.context("starting the server")?;
         let addr = server.local_addr()?;
         println!("listening on http://{addr}");

@@ -24,6 +24,8 @@ const AFTER_RESTART: u64 = 40;
 async fn spawn_server(db: &str) -> (Child, Http) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_siege"))
         .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
+        // The random players act as fast as the server answers.
+        .args(["--frame-rate", "100000"])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -104,7 +104,7 @@ pub enum Read {
 
 impl Ws {
     pub async fn connect(url: &str) -> Ws {
-        let (stream, _) = tokio_tungstenite::connect_async(url)
+        let (stream, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
             .await
             .expect("websocket connect");
         Ws { stream }

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_whole_game_to_its_result() {
-    let server = TestServer::start().await;
+    // The random players act as fast as the server answers: lift the per-socket frame rate.
+    let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
     let created = http.create("allied").await;
     let id = created["game_id"].as_str().unwrap().to_string();
@@ -71,6 +72,10 @@ async fn two_players_and_a_spectator_play_a_whole_game_to_its_result() {
 
     let last = views.last().unwrap();
     let final_seq = views.len() as u64 - 1;
+    eprintln!(
+        "the game ended after {final_seq} actions: {}",
+        last["result"]["text"]
+    );
     assert!(last["result"].is_object(), "the game ended with a result");
     assert!(a_state["legal_actions"].as_array().unwrap().is_empty());
     assert!(c_state["legal_actions"].as_array().unwrap().is_empty());

@@ -10,10 +10,9 @@ pub const MAX_FRAME: usize = 64 * 1024;
 /// between [`MAX_FRAME`] and this, the frame is refused with `frame_too_large` and the
 /// socket is kept.
 pub const MAX_TRANSPORT_FRAME: usize = 1024 * 1024;
-/// Frames a socket may send per second, sustained.
+/// Frames a socket may send per second, sustained, unless configured otherwise
+/// (`siege serve --frame-rate`); bursts of twice as many pass.
 pub const RATE_PER_SECOND: u32 = 50;
-/// Frames a socket may send in a burst.
-pub const BURST: u32 = 100;
 /// Refused frames in a row after which a flooding socket is closed.
 pub const MAX_REFUSED_IN_A_ROW: u32 = 1000;
 /// Connections per game, players and spectators together; room for a 10,000-spectator
@@ -30,6 +29,11 @@ pub struct RateLimiter {
 }
 
 impl RateLimiter {
+    /// `rate` frames a second, in bursts of up to twice that.
+    pub fn per_second(rate: u32) -> RateLimiter {
+        RateLimiter::new(rate, rate.saturating_mul(2).max(1))
+    }
+
     pub fn new(rate: u32, burst: u32) -> RateLimiter {
         RateLimiter {
             rate: f64::from(rate),

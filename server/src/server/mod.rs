@@ -21,6 +21,7 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{DefaultBodyLimit, Path, State, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
+use axum::serve::ListenerExt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,6 +47,8 @@ pub struct Config {
     pub bench_routes: bool,
     /// Connections allowed per game.
     pub max_connections_per_game: usize,
+    /// Frames a socket may send per second (bursts of twice as many).
+    pub frame_rate: u32,
     /// How long a game with nobody connected stays loaded.
     pub idle_unload: Duration,
 }
@@ -59,6 +62,7 @@ impl Config {
             web_dir: default_web_dir(),
             bench_routes: false,
             max_connections_per_game: limits::MAX_CONNECTIONS_PER_GAME,
+            frame_rate: limits::RATE_PER_SECOND,
             idle_unload: Duration::from_secs(600),
         }
     }
@@ -96,6 +100,8 @@ pub struct AppState {
     pub sockets: TaskTracker,
     pub web_dir: PathBuf,
     pub bench_routes: bool,
+    /// Frames a socket may send per second.
+    pub frame_rate: u32,
     /// Numbers connections in the logs.
     next_conn: Arc<AtomicU64>,
 }
@@ -111,6 +117,7 @@ impl AppState {
             sockets: TaskTracker::new(),
             web_dir: config.web_dir.clone(),
             bench_routes: config.bench_routes,
+            frame_rate: config.frame_rate,
             next_conn: Arc::new(AtomicU64::new(1)),
         }
     }
@@ -240,7 +247,14 @@ impl Server {
     pub async fn run(self) -> Result<(), ServerError> {
         let shutdown = self.state.shutdown.clone();
         let sockets = self.state.sockets.clone();
-        let served = axum::serve(self.listener, app(self.state))
+        // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm and delayed ACKs
+        // add ~40 ms to every state a player waits for.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "could not set TCP_NODELAY");
+            }
+        });
+        let served = axum::serve(listener, app(self.state))
             .with_graceful_shutdown(shutdown.clone().cancelled_owned())
             .await;
         shutdown.cancel();

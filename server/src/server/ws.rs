@@ -6,7 +6,7 @@
 
 use super::AppState;
 use super::error::WireError;
-use super::limits::{BURST, MAX_FRAME, MAX_REFUSED_IN_A_ROW, RATE_PER_SECOND, RateLimiter};
+use super::limits::{MAX_FRAME, MAX_REFUSED_IN_A_ROW, RateLimiter};
 use crate::games::{
     Attached, Claim, GameError, GameHandle, Snapshot, Update, events_frame, tokens,
 };
@@ -60,7 +60,8 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         you: attached.you,
         handle,
         last_seq: attached.state.seq,
-        limiter: RateLimiter::new(RATE_PER_SECOND, BURST),
+        limiter: RateLimiter::per_second(app.frame_rate),
+        frame_rate: app.frame_rate,
         refused_in_a_row: 0,
     };
     let Attached { state, updates, .. } = attached;
@@ -139,6 +140,8 @@ struct Connection {
     /// The seq of the last state sent: older updates are never sent after newer ones.
     last_seq: u64,
     limiter: RateLimiter,
+    /// The limiter's rate, for the refusal's message.
+    frame_rate: u32,
     refused_in_a_row: u32,
 }
 
@@ -183,7 +186,8 @@ impl Connection {
     /// A client frame after the first.
     async fn on_text(&mut self, socket: &mut WebSocket, text: &str) -> Result<(), Stop> {
         if !self.limiter.allow() {
-            let msg = format!("at most {RATE_PER_SECOND} frames a second (bursts of {BURST})");
+            let rate = self.frame_rate;
+            let msg = format!("at most {rate} frames a second (bursts of {})", rate * 2);
             return self
                 .refuse(socket, WireError::new(codes::RATE_LIMITED, msg))
                 .await;

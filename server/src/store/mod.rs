@@ -34,6 +34,9 @@ pub enum StoreError {
     /// A row that cannot be what the schema promises (bad side, bad JSON, bad seed).
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// A write the writer could not commit.
+    #[error("write failed: {0}")]
+    Write(String),
     /// The writer task is gone (the server is shutting down).
     #[error("the store writer has stopped")]
     WriterGone,

@@ -127,7 +127,7 @@ async fn commit(store: &Store, batch: Vec<(Entry, oneshot::Sender<Result<(), Sto
         Err(e) => {
             tracing::error!(error = %e, "appending an action failed");
             for (_, done) in batch {
-                let _ = done.send(Err(StoreError::Corrupt(e.to_string())));
+                let _ = done.send(Err(StoreError::Write(e.to_string())));
             }
         }
     }
@@ -165,4 +165,117 @@ async fn write(store: &Store, entries: &[&Entry]) -> Result<(), StoreError> {
     }
     tx.commit().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::NewGame;
+    use uuid::Uuid;
+
+    async fn store_with_games(n: usize) -> (Store, Vec<Uuid>, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("siege-writer-{}", Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("w.db").display()))
+            .await
+            .unwrap();
+        let mut ids = Vec::new();
+        for _ in 0..n {
+            let id = Uuid::new_v4();
+            store
+                .create_game(&NewGame {
+                    id,
+                    name: "g".into(),
+                    seed: [1; 32],
+                    seed_commitment: "c".into(),
+                    side: Side::Allied,
+                    token_hash: "h".into(),
+                })
+                .await
+                .unwrap();
+            ids.push(id);
+        }
+        (store, ids, dir)
+    }
+
+    fn entry(game: Uuid, seq: u64) -> Entry {
+        Entry {
+            game_id: game.to_string(),
+            seq,
+            side: Side::Allied,
+            action: r#"{"type":"end_phase"}"#.into(),
+            events: "[]".into(),
+            state_hash: format!("{seq:064}"),
+            turn: 1,
+            phase: Phase::BigGun,
+            at: 0,
+            finished: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn appends_from_many_games_at_once_all_commit_in_order() {
+        let (store, ids, dir) = store_with_games(8).await;
+        let (writer, task) = Writer::start(store.clone());
+        let mut waits = Vec::new();
+        for seq in 1..=5 {
+            for id in &ids {
+                let w = writer.clone();
+                let e = entry(*id, seq);
+                waits.push(tokio::spawn(async move { w.append(e).await }));
+            }
+            for w in waits.drain(..) {
+                w.await.unwrap().unwrap();
+            }
+        }
+        for id in &ids {
+            assert_eq!(store.log_len(*id).await.unwrap(), 5);
+        }
+        writer.close().await;
+        task.await.unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn a_bad_entry_fails_alone_and_the_log_stays_append_only() {
+        let (store, ids, dir) = store_with_games(2).await;
+        let (writer, task) = Writer::start(store.clone());
+        writer.append(entry(ids[0], 1)).await.unwrap();
+        // A duplicate seq and a good entry in the same batch: only the duplicate fails.
+        let (a, b) = tokio::join!(
+            writer.append(entry(ids[0], 1)),
+            writer.append(entry(ids[1], 1))
+        );
+        assert!(a.is_err());
+        b.unwrap();
+        assert_eq!(store.log_len(ids[0]).await.unwrap(), 1);
+        assert_eq!(store.log_len(ids[1]).await.unwrap(), 1);
+        let changed = sqlx::query("UPDATE actions SET side = 'chinese'")
+            .execute(store.pool())
+            .await;
+        assert!(changed.is_err(), "the log refuses updates");
+        let deleted = sqlx::query("DELETE FROM actions")
+            .execute(store.pool())
+            .await;
+        assert!(deleted.is_err(), "the log refuses deletes");
+        writer.close().await;
+        task.await.unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn finishing_entry_marks_the_game_finished_in_the_same_commit() {
+        let (store, ids, dir) = store_with_games(1).await;
+        let (writer, task) = Writer::start(store.clone());
+        let mut last = entry(ids[0], 1);
+        last.finished = Some(r#"{"winner":"allied","reason":"held_out","text":"t"}"#.into());
+        writer.append(last).await.unwrap();
+        let row = store.game(ids[0]).await.unwrap().unwrap();
+        assert_eq!(row.status, "finished");
+        assert!(row.result.unwrap().contains("held_out"));
+        assert!(store.unfinished().await.unwrap().is_empty());
+        writer.close().await;
+        task.await.unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
