@@ -7,6 +7,7 @@
 pub mod codes;
 mod frames;
 mod http;
+pub mod patch;
 mod side;
 
 pub use frames::{ClientFrame, ServerFrame, You};

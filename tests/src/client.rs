@@ -175,6 +175,29 @@ impl Ws {
         }
     }
 
+    /// For a client that asked for patches: read until a `patch` or a `state` frame and bring
+    /// `current` (the last full state) up to date with it; returns the `events` frames before.
+    pub async fn next_patched(&mut self, current: &mut Value) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let f = self.recv().await;
+            match f["type"].as_str() {
+                Some("state") => {
+                    *current = f;
+                    return events;
+                }
+                Some("patch") => {
+                    let ops = f["ops"].as_array().expect("ops");
+                    siege_protocol::patch::apply(current, ops).expect("the patch applies");
+                    assert_eq!(current["seq"], f["seq"], "a patch carries its seq");
+                    return events;
+                }
+                Some("events") => events.push(f),
+                _ => panic!("expected events, patch or state, got {f}"),
+            }
+        }
+    }
+
     /// The next frame must be an `error` with `code`.
     pub async fn expect_error(&mut self, code: &str) -> Value {
         let f = self.recv().await;

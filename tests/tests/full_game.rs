@@ -1,5 +1,5 @@
-//! Two players and a spectator play a whole game of random legal actions to its result over
-//! the real protocol; then the spectator's record, the published log, the replay audit and the
+//! Two players and two spectators (one reading patches) play a whole game of random legal actions to its result over
+//! the real protocol; then the spectators' records, the published log, the replay audit and the
 //! state-at-seq answers must all agree with one another.
 
 use rand::SeedableRng;
@@ -12,7 +12,7 @@ use siege_tests::client::{Ws, action_frame, choose};
 use std::sync::Arc;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_players_and_a_spectator_play_a_whole_game_to_its_result() {
+async fn two_players_and_two_spectators_play_a_whole_game_to_its_result() {
     // The random players act as fast as the server answers: lift the per-socket frame rate.
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
@@ -24,10 +24,12 @@ async fn two_players_and_a_spectator_play_a_whole_game_to_its_result() {
     let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
     let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
     let mut spectator = Ws::open(&url, json!({"type": "spectate"})).await;
+    let mut patched = Ws::open(&url, json!({"type": "spectate", "patches": true})).await;
 
     let (_, mut a_state) = allied.next_state().await;
     let (_, mut c_state) = chinese.next_state().await;
     let (_, first) = spectator.next_state().await;
+    let (_, mut rebuilt) = patched.next_state().await;
     assert_eq!(a_state["you"], "allied");
     assert_eq!(first["you"], "spectator");
     assert_eq!(first["seq"], 0);
@@ -65,6 +67,9 @@ async fn two_players_and_a_spectator_play_a_whole_game_to_its_result() {
             a["view"], s["view"],
             "players and spectators see the same view"
         );
+        let patch_events = patched.next_patched(&mut rebuilt).await;
+        assert_eq!(patch_events, events);
+        assert_eq!(rebuilt, s, "patches rebuild the full state exactly");
         views.push(s["view"].clone());
         a_state = a;
         c_state = c;

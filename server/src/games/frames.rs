@@ -5,7 +5,9 @@
 
 use crate::rules::{Event, Game};
 use axum::extract::ws::Utf8Bytes;
+use serde_json::Value;
 use siege_protocol::{Side, You};
+use std::sync::{Arc, OnceLock};
 
 /// One state of a game, ready to send to any reader.
 #[derive(Debug)]
@@ -62,13 +64,50 @@ impl Snapshot {
 }
 
 /// What every connection of a game receives after an accepted action: its events, then the
-/// new state.
+/// new state — in full, or for connections that asked for patches, as the RFC 6902 difference
+/// from the previous state (computed once, by the first connection that needs it).
 #[derive(Debug)]
 pub struct Update {
     pub seq: u64,
     /// The `events` frame.
     pub events: Utf8Bytes,
-    pub state: std::sync::Arc<Snapshot>,
+    pub state: Arc<Snapshot>,
+    /// The state before this action.
+    pub prev: Arc<Snapshot>,
+    patches: OnceLock<[Option<Utf8Bytes>; 3]>,
+}
+
+impl Update {
+    pub fn new(seq: u64, events: Utf8Bytes, state: Arc<Snapshot>, prev: Arc<Snapshot>) -> Update {
+        Update {
+            seq,
+            events,
+            state,
+            prev,
+            patches: OnceLock::new(),
+        }
+    }
+
+    /// The `patch` frame turning `you`'s previous state frame into the new one.
+    pub fn patch(&self, you: You) -> Option<Utf8Bytes> {
+        let patches = self.patches.get_or_init(|| {
+            [You::Allied, You::Chinese, You::Spectator].map(|y| self.compute_patch(y))
+        });
+        let index = match you {
+            You::Allied => 0,
+            You::Chinese => 1,
+            You::Spectator => 2,
+        };
+        patches[index].clone()
+    }
+
+    fn compute_patch(&self, you: You) -> Option<Utf8Bytes> {
+        let before: Value = serde_json::from_str(self.prev.frame(you).as_str()).ok()?;
+        let after: Value = serde_json::from_str(self.state.frame(you).as_str()).ok()?;
+        let ops = siege_protocol::patch::diff(&before, &after);
+        let frame = serde_json::json!({"type": "patch", "seq": self.seq, "ops": ops});
+        Some(Utf8Bytes::from(frame.to_string()))
+    }
 }
 
 /// The `events` frame for the action numbered `seq`, from the events' JSON array.
@@ -87,8 +126,6 @@ pub fn events_json(events: &[Event]) -> Result<String, serde_json::Error> {
 mod tests {
     use super::*;
     use crate::rules::Scenario;
-    use serde_json::Value;
-    use std::sync::Arc;
 
     #[test]
     fn only_the_side_to_act_gets_legal_actions() {

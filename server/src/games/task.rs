@@ -201,11 +201,12 @@ impl GameTask {
         };
         self.writer.append(entry).await?;
         tracing::debug!(game = %self.id, seq, side = side.as_str(), action = action.kind(), "accepted");
-        Ok(Update {
+        Ok(Update::new(
             seq,
-            events: events_frame(seq, &events),
-            state: Arc::new(state),
-        })
+            events_frame(seq, &events),
+            Arc::new(state),
+            self.snapshot.clone(),
+        ))
     }
 
     async fn take_seat(

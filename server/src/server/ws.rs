@@ -47,7 +47,7 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         }
         _ => return,
     };
-    let (claim, resume_after) = match first_frame(&text) {
+    let (claim, resume_after, patches) = match first_frame(&text) {
         Ok(x) => x,
         Err(e) => return refuse_and_close(&mut socket, e).await,
     };
@@ -63,6 +63,7 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         limiter: RateLimiter::per_second(app.frame_rate),
         frame_rate: app.frame_rate,
         refused_in_a_row: 0,
+        patches,
     };
     let Attached { state, updates, .. } = attached;
     if let Some(after) = resume_after
@@ -86,15 +87,22 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
     tracing::debug!(game = %id, conn, "detached");
 }
 
-/// Read the first frame: who is there, and for a resume the seq the client has.
-fn first_frame(text: &str) -> Result<(Claim, Option<u64>), WireError> {
+/// Read the first frame: who is there, for a resume the seq the client has, and whether it
+/// wants patches.
+fn first_frame(text: &str) -> Result<(Claim, Option<u64>, bool), WireError> {
     let seat = |token: &str| Claim::Seat(tokens::token_hash(token));
     match parse(text)? {
-        ClientFrame::Join { token, .. } => Ok((seat(&token), None)),
-        ClientFrame::Spectate { .. } => Ok((Claim::Spectator, None)),
-        ClientFrame::Resume { token, seq, .. } => {
-            Ok((token.as_deref().map_or(Claim::Spectator, seat), Some(seq)))
-        }
+        ClientFrame::Join { token, patches } => Ok((seat(&token), None, patches)),
+        ClientFrame::Spectate { patches } => Ok((Claim::Spectator, None, patches)),
+        ClientFrame::Resume {
+            token,
+            seq,
+            patches,
+        } => Ok((
+            token.as_deref().map_or(Claim::Spectator, seat),
+            Some(seq),
+            patches,
+        )),
         ClientFrame::Action { .. } | ClientFrame::Ping => Err(WireError::new(
             codes::NOT_JOINED,
             "the first frame must be join, spectate or resume",
@@ -143,6 +151,8 @@ struct Connection {
     /// The limiter's rate, for the refusal's message.
     frame_rate: u32,
     refused_in_a_row: u32,
+    /// Whether the client asked for patch frames after its first full state.
+    patches: bool,
 }
 
 impl Connection {
@@ -278,6 +288,13 @@ impl Connection {
             return Ok(());
         }
         send(socket, update.events.clone()).await?;
+        if self.patches
+            && update.prev.seq == self.last_seq
+            && let Some(patch) = update.patch(self.you)
+        {
+            self.last_seq = update.seq;
+            return send(socket, patch).await;
+        }
         self.send_state(socket, &update.state).await
     }
 
