@@ -194,7 +194,7 @@ fn replay(
             let id = uuid::Uuid::parse_str(&id).context("the game id is not a UUID")?;
             let runtime = tokio::runtime::Runtime::new()?;
             runtime.block_on(async {
-                let store = siege::store::Store::open(&database).await?;
+                let store = siege::store::Store::open_existing(&database).await?;
                 let log = store.game_log(id, true).await?;
                 store.close().await;
                 log.with_context(|| format!("no game {id} in {database}"))

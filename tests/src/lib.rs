@@ -26,8 +26,12 @@ impl TestServer {
 
     /// Start a server, adjusting its configuration first (e.g. a lower connection limit).
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
-        let dir = client::temp_dir("it");
-        let db = format!("sqlite://{}", dir.join("siege.db").display());
+        TestServer::start_in(client::temp_dir("it"), adjust).await
+    }
+
+    /// Start a server on the database in `dir` (kept from an earlier server, or new).
+    pub async fn start_in(dir: PathBuf, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        let db = TestServer::database_url(&dir);
         let mut config = Config::new("127.0.0.1:0", db);
         adjust(&mut config);
         let server = Server::bind(&config).await.expect("server binds");
@@ -46,10 +50,22 @@ impl TestServer {
         }
     }
 
-    /// Shut down gracefully and wait until the server has finished.
-    pub async fn stop(self) {
+    /// The database URL of a server started in `dir`.
+    pub fn database_url(dir: &std::path::Path) -> String {
+        format!("sqlite://{}", dir.join("siege.db").display())
+    }
+
+    /// Shut down gracefully and wait until the server has finished; returns the folder of its
+    /// database, kept for another server.
+    pub async fn stop_keeping_data(self) -> PathBuf {
         self.shutdown.cancel();
         let _ = self.task.await;
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.dir
+    }
+
+    /// Shut down gracefully, wait, and remove the database.
+    pub async fn stop(self) {
+        let dir = self.stop_keeping_data().await;
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

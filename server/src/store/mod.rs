@@ -66,8 +66,17 @@ impl Store {
     /// neither a killed process nor a power cut loses an acknowledged action. Group commit in
     /// the writer keeps the fsyncs few.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, true).await
+    }
+
+    /// Open an existing database only (audits: a mistyped path must not create an empty one).
+    pub async fn open_existing(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, false).await
+    }
+
+    async fn connect(url: &str, create: bool) -> Result<Store, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
+            .create_if_missing(create)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
