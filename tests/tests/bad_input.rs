@@ -110,12 +110,12 @@ async fn each_bad_frame_gets_its_error_changes_nothing_and_keeps_the_socket() {
     assert_eq!(seen["seq"], 1);
 
     // A flood is rate limited; the socket survives it.
-    for _ in 0..300 {
+    for _ in 0..600 {
         allied.send(json!({"type": "ping"})).await;
     }
     let mut pongs = 0;
     let mut limited = 0;
-    for _ in 0..300 {
+    for _ in 0..600 {
         let f = allied.recv().await;
         match f["type"].as_str() {
             Some("pong") => pongs += 1,

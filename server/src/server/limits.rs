@@ -13,6 +13,9 @@ pub const MAX_TRANSPORT_FRAME: usize = 1024 * 1024;
 /// Frames a socket may send per second, sustained, unless configured otherwise
 /// (`siege serve --frame-rate`); bursts of twice as many pass.
 pub const RATE_PER_SECOND: u32 = 50;
+/// A socket that has not said who it is by then is closed: an unattached socket holds no
+/// connection place, so it must not linger.
+pub const FIRST_FRAME_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
 /// Refused frames in a row after which a flooding socket is closed.
 pub const MAX_REFUSED_IN_A_ROW: u32 = 1000;
 /// Connections per game, players and spectators together; room for a 10,000-spectator

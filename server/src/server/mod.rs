@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
+use tracing::Instrument;
 
 /// How the server is set up.
 #[derive(Clone, Debug)]
@@ -168,7 +169,10 @@ async fn game_socket(
     Ok(upgrade
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
-        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, id, app, conn)))
+        .on_upgrade(move |socket| {
+            let span = tracing::info_span!("socket", game = %id, conn);
+            sockets.track_future(ws::serve(socket, id, app, conn).instrument(span))
+        })
         .into_response())
 }
 

@@ -6,7 +6,7 @@
 
 use super::AppState;
 use super::error::WireError;
-use super::limits::{MAX_FRAME, MAX_REFUSED_IN_A_ROW, RateLimiter};
+use super::limits::{FIRST_FRAME_WITHIN, MAX_FRAME, MAX_REFUSED_IN_A_ROW, RateLimiter};
 use crate::games::{
     Attached, Claim, GameError, GameHandle, Snapshot, Update, events_frame, tokens,
 };
@@ -33,9 +33,22 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
             close(&mut socket, close_code::AWAY, "server shutting down").await;
             return;
         }
-        first = socket.recv() => first,
+        first = tokio::time::timeout(FIRST_FRAME_WITHIN, socket.recv()) => match first {
+            Ok(first) => first,
+            Err(_) => {
+                let e = WireError::new(codes::NOT_JOINED, "no join, spectate or resume frame came");
+                return refuse_and_close(&mut socket, e).await;
+            }
+        },
     };
     let text = match first {
+        Some(Ok(Message::Text(t))) if t.len() > MAX_FRAME => {
+            let e = WireError::new(
+                codes::FRAME_TOO_LARGE,
+                format!("a frame has at most {MAX_FRAME} bytes"),
+            );
+            return refuse_and_close(&mut socket, e).await;
+        }
         Some(Ok(Message::Text(t))) => t,
         Some(Ok(Message::Binary(_))) => {
             refuse_and_close(
