@@ -5,6 +5,7 @@
 
 pub mod bot;
 pub mod games;
+pub mod load;
 pub mod map_svg;
 pub mod replay;
 pub mod rules;

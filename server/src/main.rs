@@ -54,6 +54,10 @@ enum Command {
     /// Answer questions about a position: reads `{"position":…,"queries":[…]}` on stdin and
     /// prints `{"answers":[…]}` (the analysis board; it never rolls dice).
     Analyze,
+    /// Load the server the way players do, over the protocol only, and report round trips,
+    /// fan-out, throughput, memory and the bare-echo and raw-SQLite baselines
+    /// (docs/benchmarks.md).
+    Load(siege::load::LoadArgs),
     /// Render the map: `--svg FILE` writes a drawing, `--json` prints the map data.
     Map {
         /// Write the map as SVG to this file.
@@ -115,6 +119,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Analyze) => analyze(&load_scenario()?),
+        Some(Command::Load(args)) => load(&args),
     }
 }
 
@@ -216,6 +221,19 @@ fn replay(
     match audit.result {
         Some(r) => println!("result: {} wins ({}): {}", r.winner, r.reason, r.text),
         None => println!("result: the game is not finished"),
+    }
+    Ok(())
+}
+
+/// `siege load`: the summary, then the same figures as one JSON line; exit 1 on any error.
+fn load(args: &siege::load::LoadArgs) -> anyhow::Result<()> {
+    init_tracing();
+    let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+    let report = runtime.block_on(siege::load::run(args))?;
+    print!("{report}");
+    println!("{}", serde_json::to_string(&report)?);
+    if report.errors > 0 {
+        std::process::exit(1);
     }
     Ok(())
 }

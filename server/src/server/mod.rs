@@ -13,7 +13,7 @@ pub use error::{AppError, WireError};
 
 use crate::games::{Games, GamesConfig};
 use crate::rules::{Scenario, ScenarioError};
-use crate::store::writer::Writer;
+use crate::store::writer::{self, Writer};
 use crate::store::{Store, StoreError};
 use axum::Router;
 use axum::body::Bytes;
@@ -52,6 +52,10 @@ pub struct Config {
     pub frame_rate: u32,
     /// How long a game with nobody connected stays loaded.
     pub idle_unload: Duration,
+    /// The most actions the writer commits in one transaction: [`writer::MAX_BATCH`] (group
+    /// commit), or `SIEGE_COMMIT_BATCH` from the environment — `1` turns group commit off, to
+    /// measure what it gains (docs/benchmarks.md).
+    pub commit_batch: usize,
 }
 
 impl Config {
@@ -65,8 +69,18 @@ impl Config {
             max_connections_per_game: limits::MAX_CONNECTIONS_PER_GAME,
             frame_rate: limits::RATE_PER_SECOND,
             idle_unload: Duration::from_secs(600),
+            commit_batch: commit_batch_from_env(),
         }
     }
+}
+
+/// `SIEGE_COMMIT_BATCH`, when set to a whole number of at least 1; else group commit in full.
+fn commit_batch_from_env() -> usize {
+    std::env::var("SIEGE_COMMIT_BATCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n >= 1)
+        .map_or(writer::MAX_BATCH, |n| n.min(writer::MAX_BATCH))
 }
 
 /// The project's `web/`: relative to the current folder, else beside the server's sources.
@@ -200,7 +214,13 @@ impl Server {
     pub async fn bind(config: &Config) -> Result<Server, ServerError> {
         let scenario = Arc::new(Scenario::load_default()?);
         let store = Store::open(&config.database).await?;
-        let (writer, writer_task) = Writer::start(store.clone());
+        let (writer, writer_task) = Writer::start_with(store.clone(), config.commit_batch);
+        if config.commit_batch < writer::MAX_BATCH {
+            tracing::warn!(
+                batch = config.commit_batch,
+                "group commit limited by SIEGE_COMMIT_BATCH (a benchmark setting)"
+            );
+        }
         let shutdown = CancellationToken::new();
         let games_tracker = TaskTracker::new();
         let games = Games::new(

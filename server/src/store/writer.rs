@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 /// At most this many actions in one transaction (9 parameters each, far under SQLite's limit).
-const MAX_BATCH: usize = 512;
+pub const MAX_BATCH: usize = 512;
 /// Requests waiting for the writer; a full queue makes game tasks wait (back-pressure).
 const QUEUE: usize = 4096;
 
@@ -57,10 +57,17 @@ impl std::fmt::Debug for Msg {
 }
 
 impl Writer {
-    /// Start the writer task on `store`.
+    /// Start the writer task on `store`, committing up to [`MAX_BATCH`] actions at once.
     pub fn start(store: Store) -> (Writer, JoinHandle<()>) {
+        Writer::start_with(store, MAX_BATCH)
+    }
+
+    /// Start the writer task committing at most `max_batch` actions per transaction. A batch of
+    /// 1 turns group commit off (one transaction, one fsync per action): kept so that the
+    /// gain of group commit can be measured (`SIEGE_COMMIT_BATCH=1`, docs/benchmarks.md).
+    pub fn start_with(store: Store, max_batch: usize) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, rx));
+        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH)));
         (Writer { tx }, task)
     }
 
@@ -83,7 +90,7 @@ impl Writer {
     }
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>) {
+async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize) {
     let mut batch = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
@@ -91,7 +98,7 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>) {
             Msg::Append(e, done) => batch.push((e, done)),
             Msg::Close(done) => closing = Some(done),
         }
-        while closing.is_none() && batch.len() < MAX_BATCH {
+        while closing.is_none() && batch.len() < max_batch {
             match rx.try_recv() {
                 Ok(Msg::Append(e, done)) => batch.push((e, done)),
                 Ok(Msg::Close(done)) => closing = Some(done),
@@ -230,6 +237,39 @@ mod tests {
         }
         for id in &ids {
             assert_eq!(store.log_len(*id).await.unwrap(), 5);
+        }
+        writer.close().await;
+        task.await.unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn without_group_commit_every_append_still_commits() {
+        let (store, ids, dir) = store_with_games(4).await;
+        let (writer, task) = Writer::start_with(store.clone(), 1);
+        let mut waits = Vec::new();
+        for id in &ids {
+            for seq in 1..=3 {
+                let w = writer.clone();
+                let e = entry(*id, seq);
+                // Appends of one game are awaited in order; the games run at once.
+                waits.push((*id, seq, w, e));
+            }
+        }
+        let mut games = Vec::new();
+        for id in &ids {
+            let mine: Vec<_> = waits.iter().filter(|(g, ..)| g == id).cloned().collect();
+            games.push(tokio::spawn(async move {
+                for (_, _, w, e) in mine {
+                    w.append(e).await.unwrap();
+                }
+            }));
+        }
+        for g in games {
+            g.await.unwrap();
+        }
+        for id in &ids {
+            assert_eq!(store.log_len(*id).await.unwrap(), 3);
         }
         writer.close().await;
         task.await.unwrap();

@@ -1,0 +1,93 @@
+//! The bare-echo baseline: sockets to `GET /bench/echo` (served with `siege serve
+//! --bench-routes`) that send an action-sized frame and time its echo, throughout the same
+//! window as the games. The ratio of the game's round trip to this one is what compares across
+//! machines and across noisy runs: both pay the same kernel, loopback, WebSocket framing and
+//! scheduler costs at the same moment, and only the game pays for the rules, the store and the
+//! fan-out.
+
+use super::stats::{Errors, Samples};
+use super::wire::{self, WireError};
+use futures_util::SinkExt;
+use std::time::Duration;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+
+/// The frame echoed: the size and shape of a typical `action` frame.
+const PAYLOAD: &str = r#"{"type":"action","seq":1234,"action":{"type":"move","to":"1512","mp":3}}"#;
+
+/// What the echo sockets measured.
+#[derive(Debug, Default)]
+pub struct EchoOutcome {
+    pub rtt: Samples,
+    pub errors: Errors,
+    /// The route answered 404 or the upgrade failed: the server was not started with
+    /// `--bench-routes`.
+    pub unavailable: bool,
+}
+
+/// Run `sockets` echo sockets from `start` to `deadline`, each sending one frame every
+/// `interval` (at once after the echo when `interval` is zero).
+pub async fn run(
+    url: String,
+    sockets: usize,
+    interval: Duration,
+    start: Instant,
+    deadline: Instant,
+) -> EchoOutcome {
+    let mut tasks = Vec::new();
+    for _ in 0..sockets {
+        let url = url.clone();
+        tasks.push(tokio::spawn(async move {
+            let socket = wire::connect(&url).await;
+            tokio::time::sleep_until(start).await;
+            match socket {
+                Ok(s) => one(s, interval, deadline).await,
+                Err(_) => EchoOutcome {
+                    unavailable: true,
+                    ..EchoOutcome::default()
+                },
+            }
+        }));
+    }
+    let mut out = EchoOutcome::default();
+    for t in tasks {
+        match t.await {
+            Ok(o) => {
+                out.rtt.merge(o.rtt);
+                out.errors.merge(o.errors);
+                out.unavailable |= o.unavailable;
+            }
+            Err(_) => out.errors.add("task_panicked"),
+        }
+    }
+    out
+}
+
+async fn one(mut socket: wire::Socket, interval: Duration, deadline: Instant) -> EchoOutcome {
+    let mut out = EchoOutcome::default();
+    let mut next = Instant::now();
+    while next < deadline {
+        tokio::time::sleep_until(next).await;
+        let sent = Instant::now();
+        if let Err(e) = socket.send(Message::text(PAYLOAD)).await {
+            out.errors
+                .add(format!("echo_{}", WireError::from(e).kind()));
+            break;
+        }
+        match tokio::time::timeout(Duration::from_secs(30), wire::next_text(&mut socket)).await {
+            Ok(Ok(t)) if t.as_str() == PAYLOAD => out.rtt.record(sent.elapsed()),
+            Ok(Ok(_)) => out.errors.add("echo_mismatch"),
+            Ok(Err(e)) => {
+                out.errors.add(format!("echo_{}", e.kind()));
+                break;
+            }
+            Err(_) => {
+                out.errors.add("echo_timeout");
+                break;
+            }
+        }
+        next = sent + interval;
+    }
+    let _ = socket.close(None).await;
+    out
+}

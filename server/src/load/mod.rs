@@ -1,0 +1,282 @@
+//! `siege load`: a load generator that speaks only PROTOCOL.md. It sets up `--games` tables
+//! (a game created and joined over HTTP, two players and `--spectators` spectators on their
+//! own WebSockets), waits until every one is connected, then lets them play random legal
+//! actions for `--duration` seconds with `--think-ms` of thinking before each action. A game
+//! that ends is replaced by a new one at the same table. In the same window it times the
+//! server's bare WebSocket echo, samples the server's memory, and afterwards measures raw
+//! SQLite on the same machine — so that every figure has its baselines beside it.
+//!
+//! `--seed-games N` instead creates N unfinished games of `--seed-actions` actions each (for
+//! timing start-up with many games in the database).
+
+mod echo;
+mod report;
+mod rss;
+mod sqlite;
+pub mod stats;
+mod table;
+mod wire;
+
+pub use report::{Report, Rss};
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use table::{Outcome, Plan};
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::Instant;
+
+/// The flags of `siege load`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct LoadArgs {
+    /// The server, e.g. `http://127.0.0.1:8080`.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub url: String,
+    /// Tables playing at once (with --seed-games: games being seeded at once).
+    #[arg(long, default_value_t = 10)]
+    pub games: usize,
+    /// Spectators per table.
+    #[arg(long, default_value_t = 1)]
+    pub spectators: usize,
+    /// Mean think time before each action, in milliseconds (each pause is drawn uniformly
+    /// from half to one and a half times this; 0: act at once).
+    #[arg(long, default_value_t = 3000)]
+    pub think_ms: u64,
+    /// Seconds of play measured, after every table is connected.
+    #[arg(long, default_value_t = 30.0)]
+    pub duration: f64,
+    /// Seed of the random players: the same seed makes the same choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Spectators ask for RFC 6902 patch frames after their first state.
+    #[arg(long)]
+    pub patches: bool,
+    /// The server's process id, for its memory; by default the process listening on the
+    /// URL's port on this machine, if it can be found.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Sockets timing the bare echo (`GET /bench/echo`, `siege serve --bench-routes`).
+    #[arg(long, default_value_t = 2)]
+    pub echo_sockets: usize,
+    /// Milliseconds between one echo socket's frames.
+    #[arg(long, default_value_t = 10)]
+    pub echo_interval_ms: u64,
+    /// HTTP requests and WebSocket connects in flight at once while setting up.
+    #[arg(long, default_value_t = 64)]
+    pub connect_concurrency: usize,
+    /// Rows of the raw-SQLite baseline run after the load (0: skip it).
+    #[arg(long, default_value_t = 2000)]
+    pub sqlite_rows: usize,
+    /// Folder for the raw-SQLite baseline's database: put it on the server's disk.
+    #[arg(long)]
+    pub sqlite_dir: Option<PathBuf>,
+    /// Instead of playing: create this many unfinished games over the protocol.
+    #[arg(long)]
+    pub seed_games: Option<u64>,
+    /// With --seed-games: actions played in each seeded game.
+    #[arg(long, default_value_t = 200)]
+    pub seed_actions: u64,
+}
+
+/// A run that could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("--url {0} is not an http:// URL")]
+    Url(String),
+}
+
+/// Run the load (or seeding) described by `args` and report what was measured.
+pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
+    let url = reqwest::Url::parse(&args.url).map_err(|_| LoadError::Url(args.url.clone()))?;
+    if url.scheme() != "http" {
+        return Err(LoadError::Url(args.url.clone()));
+    }
+    let pid = args.server_pid.or_else(|| {
+        let local = matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
+        url.port_or_known_default()
+            .filter(|_| local)
+            .and_then(rss::pid_listening_on)
+    });
+    let plan = Plan {
+        api: wire::Api::new(&args.url),
+        spectators: args.spectators,
+        think: Duration::from_millis(args.think_ms),
+        patches: args.patches,
+        seed: args.seed,
+        stop_at_seq: None,
+    };
+    let gate = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
+    let mut report = Report::new(args, pid);
+    report.rss_kib.before = pid.and_then(rss::rss_kib);
+    match args.seed_games {
+        Some(n) => seed_games(args, plan, gate, n, &mut report).await,
+        None => play(args, plan, gate, pid, &mut report).await,
+    }
+    report.rss_kib.end = pid.and_then(rss::rss_kib);
+    report.rss_kib.high_water = pid.and_then(rss::peak_rss_kib);
+    if args.sqlite_rows > 0 {
+        let dir = args.sqlite_dir.clone().unwrap_or_else(std::env::temp_dir);
+        match sqlite::run(&dir, args.sqlite_rows).await {
+            Ok(b) => report.sqlite = Some(b),
+            Err(e) => {
+                tracing::error!(error = %e, "the raw-SQLite baseline failed");
+                report.add_error("sqlite_baseline");
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Set up every table, start them together, play for the duration.
+async fn play(
+    args: &LoadArgs,
+    plan: Plan,
+    gate: Arc<Semaphore>,
+    pid: Option<u32>,
+    report: &mut Report,
+) {
+    let setup = Instant::now();
+    let plan = Arc::new(plan);
+    let (ready_tx, mut ready_rx) = mpsc::channel::<()>(args.games.max(1));
+    let (go_tx, go_rx) = watch::channel(None::<Instant>);
+    let mut slots = Vec::with_capacity(args.games);
+    for index in 0..args.games {
+        let (plan, gate, ready, go) = (plan.clone(), gate.clone(), ready_tx.clone(), go_rx.clone());
+        slots.push(tokio::spawn(slot(plan, index as u64, gate, ready, go)));
+    }
+    drop(ready_tx);
+    for _ in 0..args.games {
+        if ready_rx.recv().await.is_none() {
+            break;
+        }
+    }
+    report.setup_s = stats::round3(setup.elapsed().as_secs_f64());
+    report.rss_kib.loaded = pid.and_then(rss::rss_kib);
+
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
+    let echo = tokio::spawn(echo::run(
+        plan.api.ws_url("/bench/echo"),
+        args.echo_sockets,
+        Duration::from_millis(args.echo_interval_ms),
+        start,
+        deadline,
+    ));
+    let sampler = pid.map(|pid| tokio::spawn(sample_rss(pid, deadline)));
+    let _ = go_tx.send(Some(deadline));
+
+    let mut outcome = Outcome::default();
+    for s in slots {
+        match s.await {
+            Ok(o) => outcome.merge(o),
+            Err(_) => outcome.errors.add("task_panicked"),
+        }
+    }
+    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    let echo = echo.await.unwrap_or_default();
+    if let Some(s) = sampler {
+        report.rss_kib.peak = s.await.ok().flatten();
+    }
+    report.record(outcome, Some(echo));
+}
+
+/// One table for the whole run: set up, wait for the start, play; a finished game is
+/// replaced by a new one until the deadline.
+async fn slot(
+    plan: Arc<Plan>,
+    index: u64,
+    gate: Arc<Semaphore>,
+    ready: mpsc::Sender<()>,
+    mut go: watch::Receiver<Option<Instant>>,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let name = |n: u64| format!("load {index}.{n}");
+    let mut table = match table::set_up(&plan, &name(0), &gate).await {
+        Ok(t) => Some(t),
+        Err(e) => {
+            tracing::warn!(error = %e, index, "setting up a table failed");
+            out.errors.add(format!("setup_{}", e.kind()));
+            None
+        }
+    };
+    let _ = ready.send(()).await;
+    drop(ready);
+    let Ok(deadline) = go.wait_for(Option::is_some).await.map(|d| *d) else {
+        return out;
+    };
+    let Some(deadline) = deadline else {
+        return out;
+    };
+    let mut game = 0u64;
+    while let Some(t) = table.take() {
+        let seed = plan.seed ^ (index << 20) ^ game;
+        let o = table::play(&plan, t, deadline, seed).await;
+        let finished = o.games_finished > 0;
+        out.merge(o);
+        if !finished || Instant::now() >= deadline {
+            break;
+        }
+        game += 1;
+        match table::set_up(&plan, &name(game), &gate).await {
+            Ok(t) => table = Some(t),
+            Err(e) => out.errors.add(format!("setup_{}", e.kind())),
+        }
+    }
+    out
+}
+
+/// The highest resident size of `pid` seen once a second until `deadline`.
+async fn sample_rss(pid: u32, deadline: Instant) -> Option<u64> {
+    let mut peak = rss::rss_kib(pid);
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_secs(1).min(deadline - Instant::now())).await;
+        peak = peak.max(rss::rss_kib(pid));
+    }
+    peak
+}
+
+/// `--seed-games`: create `n` games over the protocol, `--games` at a time, each played to
+/// `--seed-actions` actions and left unfinished.
+async fn seed_games(
+    args: &LoadArgs,
+    mut plan: Plan,
+    gate: Arc<Semaphore>,
+    n: u64,
+    report: &mut Report,
+) {
+    plan.spectators = 0;
+    plan.think = Duration::ZERO;
+    plan.stop_at_seq = Some(args.seed_actions);
+    let plan = Arc::new(plan);
+    let next = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    // Far enough never to cut a seeded game short.
+    let never = start + Duration::from_secs(365 * 24 * 3600);
+    let mut workers = Vec::new();
+    for _ in 0..args.games.max(1) {
+        let (plan, gate, next) = (plan.clone(), gate.clone(), next.clone());
+        workers.push(tokio::spawn(async move {
+            let mut out = Outcome::default();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    return out;
+                }
+                match table::set_up(&plan, &format!("seeded {i}"), &gate).await {
+                    Ok(t) => out.merge(table::play(&plan, t, never, plan.seed ^ i).await),
+                    Err(e) => out.errors.add(format!("setup_{}", e.kind())),
+                }
+            }
+        }));
+    }
+    let mut outcome = Outcome::default();
+    for w in workers {
+        match w.await {
+            Ok(o) => outcome.merge(o),
+            Err(_) => outcome.errors.add("task_panicked"),
+        }
+    }
+    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    report.record(outcome, None);
+}

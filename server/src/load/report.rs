@@ -1,0 +1,216 @@
+//! The report of a load run: a human-readable summary (`Display`) and the same figures as one
+//! JSON line (`Serialize`), so that results can be pasted into docs/benchmarks.md as measured.
+
+use super::LoadArgs;
+use super::echo::EchoOutcome;
+use super::sqlite::SqliteBaseline;
+use super::stats::{Errors, Summary, round3};
+use super::table::Outcome;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The server's resident memory in KiB at the moments of the run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Rss {
+    /// Before the load generator did anything.
+    pub before: Option<u64>,
+    /// Once every table was set up and connected.
+    pub loaded: Option<u64>,
+    /// The highest of the once-a-second samples while playing.
+    pub peak: Option<u64>,
+    /// After the run.
+    pub end: Option<u64>,
+    /// The kernel's high-water mark for the process (`VmHWM`), after the run.
+    pub high_water: Option<u64>,
+}
+
+/// Everything a run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub mode: &'static str,
+    pub url: String,
+    pub games: usize,
+    pub spectators: usize,
+    pub think_ms: u64,
+    pub duration_s: f64,
+    pub patches: bool,
+    pub seed: u64,
+    /// Seconds from the first request until every table was connected.
+    pub setup_s: f64,
+    /// Seconds of play actually measured.
+    pub elapsed_s: f64,
+    pub actions: u64,
+    pub actions_per_s: f64,
+    /// Action sent → its new `state` received, at the player who acted.
+    pub rtt_ms: Summary,
+    /// The bare WebSocket echo in the same window.
+    pub echo_ms: Option<Summary>,
+    pub rtt_p50_over_echo_p50: Option<f64>,
+    pub rtt_p99_over_echo_p99: Option<f64>,
+    /// A spectator's receipt of a state minus the acting player's receipt of it (0 if earlier).
+    pub fanout_ms: Summary,
+    pub fanout_unmatched: u64,
+    pub games_started: u64,
+    pub games_finished: u64,
+    pub errors: u64,
+    pub error_kinds: BTreeMap<String, u64>,
+    pub server_pid: Option<u32>,
+    pub rss_kib: Rss,
+    /// (loaded − before) / games: what one live table (game, seats and connections) costs.
+    pub rss_per_game_kib: Option<f64>,
+    pub sqlite: Option<SqliteBaseline>,
+    #[serde(skip)]
+    error_counts: Errors,
+}
+
+impl Report {
+    pub(super) fn new(args: &LoadArgs, pid: Option<u32>) -> Report {
+        Report {
+            mode: if args.seed_games.is_some() {
+                "seed"
+            } else {
+                "play"
+            },
+            url: args.url.clone(),
+            games: args.games,
+            spectators: args.spectators,
+            think_ms: args.think_ms,
+            duration_s: args.duration,
+            patches: args.patches,
+            seed: args.seed,
+            setup_s: 0.0,
+            elapsed_s: 0.0,
+            actions: 0,
+            actions_per_s: 0.0,
+            rtt_ms: Summary::default(),
+            echo_ms: None,
+            rtt_p50_over_echo_p50: None,
+            rtt_p99_over_echo_p99: None,
+            fanout_ms: Summary::default(),
+            fanout_unmatched: 0,
+            games_started: 0,
+            games_finished: 0,
+            errors: 0,
+            error_kinds: BTreeMap::new(),
+            server_pid: pid,
+            rss_kib: Rss::default(),
+            rss_per_game_kib: None,
+            sqlite: None,
+            error_counts: Errors::default(),
+        }
+    }
+
+    /// Count one error of `kind`.
+    pub(super) fn add_error(&mut self, kind: &str) {
+        self.error_counts.add(kind);
+        self.errors = self.error_counts.total();
+        self.error_kinds = self.error_counts.kinds().clone();
+    }
+
+    /// Fill in what the tables (and the echo sockets) measured.
+    pub(super) fn record(&mut self, mut o: Outcome, echo: Option<EchoOutcome>) {
+        self.actions = o.actions;
+        if self.elapsed_s > 0.0 {
+            self.actions_per_s = round3(o.actions as f64 / self.elapsed_s);
+        }
+        self.rtt_ms = o.rtt.summary();
+        self.fanout_ms = o.fanout.summary();
+        self.fanout_unmatched = o.fanout_unmatched;
+        self.games_started = o.games_started;
+        self.games_finished = o.games_finished;
+        self.error_counts.merge(o.errors);
+        if let Some(mut echo) = echo {
+            if echo.unavailable {
+                tracing::warn!("no bare echo: start the server with --bench-routes");
+            } else {
+                let e = echo.rtt.summary();
+                let ratio = |a: f64, b: f64| (b > 0.0).then(|| round3(a / b));
+                self.rtt_p50_over_echo_p50 = ratio(self.rtt_ms.p50, e.p50);
+                self.rtt_p99_over_echo_p99 = ratio(self.rtt_ms.p99, e.p99);
+                self.echo_ms = Some(e);
+            }
+            self.error_counts.merge(echo.errors);
+        }
+        if let (Some(before), Some(loaded)) = (self.rss_kib.before, self.rss_kib.loaded)
+            && self.games > 0
+        {
+            let grown = loaded.saturating_sub(before) as f64;
+            self.rss_per_game_kib = Some(round3(grown / self.games as f64));
+        }
+        self.errors = self.error_counts.total();
+        self.error_kinds = self.error_counts.kinds().clone();
+    }
+}
+
+fn kib(k: Option<u64>) -> String {
+    k.map_or_else(|| "?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "siege load ({}) against {}: {} tables, {} spectators each, think {} ms{}",
+            self.mode,
+            self.url,
+            self.games,
+            self.spectators,
+            self.think_ms,
+            if self.patches { ", patches" } else { "" }
+        )?;
+        writeln!(
+            f,
+            "  set up in {:.3} s; measured {:.3} s",
+            self.setup_s, self.elapsed_s
+        )?;
+        writeln!(
+            f,
+            "  actions      {} ({:.1}/s); games started {}, finished {}",
+            self.actions, self.actions_per_s, self.games_started, self.games_finished
+        )?;
+        writeln!(f, "  round trip   {}", self.rtt_ms)?;
+        match &self.echo_ms {
+            Some(e) => {
+                writeln!(f, "  bare echo    {e}")?;
+                writeln!(
+                    f,
+                    "  ratio        p50 {:.2}x  p99 {:.2}x the bare echo",
+                    self.rtt_p50_over_echo_p50.unwrap_or(0.0),
+                    self.rtt_p99_over_echo_p99.unwrap_or(0.0)
+                )?;
+            }
+            None if self.mode == "play" => {
+                writeln!(f, "  bare echo    unavailable (serve with --bench-routes)")?;
+            }
+            None => {}
+        }
+        if self.fanout_ms.count > 0 {
+            writeln!(f, "  fan-out      {}", self.fanout_ms)?;
+        }
+        writeln!(f, "  errors       {} {:?}", self.errors, self.error_kinds)?;
+        if self.server_pid.is_some() {
+            let r = &self.rss_kib;
+            writeln!(
+                f,
+                "  server RSS   before {}  loaded {}  peak {}  end {}  high-water {}",
+                kib(r.before),
+                kib(r.loaded),
+                kib(r.peak),
+                kib(r.end),
+                kib(r.high_water)
+            )?;
+            if let Some(per) = self.rss_per_game_kib {
+                writeln!(f, "  per table    {per:.1} KiB")?;
+            }
+        }
+        if let Some(s) = &self.sqlite {
+            writeln!(
+                f,
+                "  raw SQLite   {:.0} single-row tx/s ({}); {:.0} rows/s in tx of {}",
+                s.single_row_tx_per_s, s.single_row_tx_ms, s.batched_rows_per_s, s.batch
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,113 @@
+//! The server's resident memory, read from `/proc/<pid>/status` (Linux). The pid is given
+//! (`--server-pid`) or found as the process holding the socket that listens on the server's
+//! port: `/proc/net/tcp{,6}` names the listening socket's inode, and the process whose
+//! `/proc/<pid>/fd` links to `socket:[inode]` owns it. Without `/proc` (or permission), the
+//! report simply has no memory figures.
+
+use std::fs;
+
+/// The resident set size of process `pid` in KiB (`VmRSS`).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    status_field(pid, "VmRSS:")
+}
+
+/// The peak resident set size of process `pid` in KiB (`VmHWM`).
+pub fn peak_rss_kib(pid: u32) -> Option<u64> {
+    status_field(pid, "VmHWM:")
+}
+
+fn status_field(pid: u32, field: &str) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    parse_kib(&status, field)
+}
+
+/// `field` of a `/proc/<pid>/status` text, in KiB: `VmRSS:\t  12345 kB` → 12345.
+fn parse_kib(status: &str, field: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+/// The process listening on TCP `port` on this machine, if it can be found.
+pub fn pid_listening_on(port: u16) -> Option<u32> {
+    let inode = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|p| fs::read_to_string(p).ok())
+        .find_map(|table| listening_inode(&table, port))?;
+    let target = format!("socket:[{inode}]");
+    for entry in fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(fds) = fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if fs::read_link(fd.path()).is_ok_and(|l| l.to_string_lossy() == target) {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+/// The inode of the socket listening on `port` in a `/proc/net/tcp` table.
+fn listening_inode(table: &str, port: u16) -> Option<u64> {
+    const LISTEN: &str = "0A";
+    table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let local = fields.get(1)?;
+        let state = fields.get(3)?;
+        let inode = fields.get(9)?;
+        let (_, port_hex) = local.rsplit_once(':')?;
+        let p = u16::from_str_radix(port_hex, 16).ok()?;
+        (p == port && *state == LISTEN)
+            .then(|| inode.parse().ok())
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_kib_fields_of_proc_status() {
+        let status = "Name:\tsiege\nVmHWM:\t   20480 kB\nVmRSS:\t   12345 kB\n";
+        assert_eq!(parse_kib(status, "VmRSS:"), Some(12345));
+        assert_eq!(parse_kib(status, "VmHWM:"), Some(20480));
+        assert_eq!(parse_kib(status, "VmSwap:"), None);
+    }
+
+    #[test]
+    fn finds_the_listening_socket_of_a_port() {
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 100 0 0 10 0\n\
+   1: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 4343 1 0000000000000000 20 4 30 10 -1\n";
+        assert_eq!(listening_inode(table, 8080), Some(4242));
+        assert_eq!(listening_inode(table, 8081), None);
+    }
+
+    #[test]
+    fn this_process_has_a_resident_size() {
+        if std::path::Path::new("/proc/self/status").exists() {
+            assert!(rss_kib(std::process::id()).is_some_and(|k| k > 0));
+        }
+    }
+
+    #[test]
+    fn finds_this_process_by_its_listening_port() {
+        if !std::path::Path::new("/proc/net/tcp").exists() {
+            return;
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert_eq!(pid_listening_on(port), Some(std::process::id()));
+    }
+}

@@ -1,0 +1,423 @@
+//! One table of the load run: a game created over HTTP, both seats joined, two players and
+//! its spectators on their own WebSockets. The players choose random legal actions with the
+//! engine's random player (from the JSON they are sent, knowing no rules) after a think time,
+//! and time each round trip — action sent → the new `state` received. The acting player notes
+//! when it got each state on the table's [`Clock`]; every spectator measures how much later it
+//! got the same seq (the fan-out delay).
+
+use super::stats::{Errors, Samples};
+use super::wire::{self, Api, Frame, Head, Socket, WireError};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use siege_protocol::ClientFrame;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// No answer within this long is counted as an error (`timeout`) rather than waited for.
+const HANG: Duration = Duration::from_secs(30);
+/// A refused action is retried after this pause, so a refusal cannot become a flood.
+const AFTER_REFUSAL: Duration = Duration::from_millis(10);
+
+/// How the tables of a run play.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub api: Api,
+    pub spectators: usize,
+    /// Mean think time before each action; each one is drawn uniformly from half to one and a
+    /// half times this, so that a thousand tables do not act in lockstep.
+    pub think: Duration,
+    /// Spectators ask for RFC 6902 patch frames after their first state.
+    pub patches: bool,
+    pub seed: u64,
+    /// Players stop once the game reaches this seq (seeding unfinished games).
+    pub stop_at_seq: Option<u64>,
+}
+
+/// When each state reached the player who acted, indexed by seq.
+#[derive(Debug, Default)]
+pub struct Clock(Mutex<Vec<Option<Instant>>>);
+
+impl Clock {
+    fn mark(&self, seq: u64, at: Instant) {
+        let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = usize::try_from(seq).unwrap_or(usize::MAX);
+        if i >= seen.len() {
+            seen.resize(i.saturating_add(1), None);
+        }
+        if let Some(slot) = seen.get_mut(i) {
+            *slot = Some(at);
+        }
+    }
+
+    fn get(&self, seq: u64) -> Option<Instant> {
+        let seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        usize::try_from(seq)
+            .ok()
+            .and_then(|i| seen.get(i).copied().flatten())
+    }
+}
+
+/// What the tables of a run measured.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub rtt: Samples,
+    pub fanout: Samples,
+    pub errors: Errors,
+    /// Actions accepted (their new state received by the player who sent them).
+    pub actions: u64,
+    pub games_started: u64,
+    pub games_finished: u64,
+    /// Spectator receipts with no matching acting-player receipt (should stay 0).
+    pub fanout_unmatched: u64,
+}
+
+impl Outcome {
+    pub fn merge(&mut self, o: Outcome) {
+        self.rtt.merge(o.rtt);
+        self.fanout.merge(o.fanout);
+        self.errors.merge(o.errors);
+        self.actions += o.actions;
+        self.games_started += o.games_started;
+        self.games_finished += o.games_finished;
+        self.fanout_unmatched += o.fanout_unmatched;
+    }
+}
+
+/// A table with every socket joined and its first state read.
+pub struct Table {
+    players: Vec<(Socket, Utf8Bytes)>,
+    spectators: Vec<(Socket, u64)>,
+}
+
+/// Create a game, take both seats and connect everyone; `gate` bounds how many connects run
+/// at once across the run.
+pub async fn set_up(plan: &Plan, name: &str, gate: &Arc<Semaphore>) -> Result<Table, WireError> {
+    let (created, joined) = {
+        let _permit = gate.acquire().await.map_err(|_| WireError::Closed)?;
+        let created = plan.api.create(name).await?;
+        let joined = plan.api.join(&created.game_id).await?;
+        (created, joined)
+    };
+    let url = plan.api.ws_url(&format!("/ws/games/{}", created.game_id));
+    let mut players = Vec::new();
+    for token in [created.token, joined.token] {
+        let _permit = gate.acquire().await.map_err(|_| WireError::Closed)?;
+        let mut socket = wire::connect(&url).await?;
+        let first: ClientFrame<&serde_json::value::RawValue> = ClientFrame::Join {
+            token,
+            patches: false,
+        };
+        wire::send(&mut socket, &first).await?;
+        let state = first_state(&mut socket).await?;
+        players.push((socket, state));
+    }
+    let mut connecting = Vec::with_capacity(plan.spectators);
+    for _ in 0..plan.spectators {
+        let (url, gate, patches) = (url.clone(), gate.clone(), plan.patches);
+        connecting.push(tokio::spawn(async move {
+            let _permit = gate.acquire_owned().await.map_err(|_| WireError::Closed)?;
+            let mut socket = wire::connect(&url).await?;
+            wire::send(&mut socket, &ClientFrame::Spectate { patches }).await?;
+            let state = first_state(&mut socket).await?;
+            let seq = Head::parse(state.as_str())?.seq.unwrap_or(0);
+            Ok::<_, WireError>((socket, seq))
+        }));
+    }
+    let mut spectators = Vec::with_capacity(plan.spectators);
+    for c in connecting {
+        spectators.push(c.await.map_err(|e| WireError::Frame(e.to_string()))??);
+    }
+    Ok(Table {
+        players,
+        spectators,
+    })
+}
+
+async fn first_state(socket: &mut Socket) -> Result<Utf8Bytes, WireError> {
+    let text = tokio::time::timeout(HANG, wire::next_text(socket))
+        .await
+        .map_err(|_| WireError::Frame("no first state".into()))??;
+    let head = Head::parse(text.as_str())?;
+    if head.kind != "state" {
+        return Err(WireError::Frame(format!("expected a state, got {text}")));
+    }
+    Ok(text)
+}
+
+/// Play the table until its game ends, it reaches the plan's stop seq, or `deadline`.
+/// Returns the outcome; `games_finished` is 1 when the game ended.
+pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Outcome {
+    let clock = Arc::new(Clock::default());
+    let (last_tx, last_rx) = watch::channel(None::<u64>);
+    let last_tx = Arc::new(last_tx);
+    let mut players = Vec::new();
+    for (i, (socket, first)) in table.players.into_iter().enumerate() {
+        let player = Player {
+            rng: ChaCha8Rng::seed_from_u64(seed.wrapping_mul(2).wrapping_add(i as u64)),
+            think: plan.think,
+            stop_at_seq: plan.stop_at_seq,
+            clock: clock.clone(),
+            last: last_tx.clone(),
+            deadline,
+            out: Outcome::default(),
+        };
+        players.push(tokio::spawn(player.run(socket, first)));
+    }
+    let mut watchers = Vec::new();
+    for (socket, seq) in table.spectators {
+        watchers.push(tokio::spawn(watch_table(
+            socket,
+            seq,
+            clock.clone(),
+            last_rx.clone(),
+            deadline,
+        )));
+    }
+    drop(last_tx);
+    let mut out = Outcome {
+        games_started: 1,
+        ..Outcome::default()
+    };
+    for p in players {
+        match p.await {
+            Ok(o) => out.merge(o),
+            Err(_) => out.errors.add("task_panicked"),
+        }
+    }
+    for w in watchers {
+        let Ok((mut fanout, late, errors)) = w.await else {
+            out.errors.add("task_panicked");
+            continue;
+        };
+        // Receipts that came before the acting player's are matched now that it has finished.
+        for (seq, at) in late {
+            match clock.get(seq) {
+                Some(acted) => fanout.record(at.saturating_duration_since(acted)),
+                None => out.fanout_unmatched += 1,
+            }
+        }
+        out.fanout.merge(fanout);
+        out.errors.merge(errors);
+    }
+    out
+}
+
+/// One seat.
+struct Player {
+    rng: ChaCha8Rng,
+    think: Duration,
+    stop_at_seq: Option<u64>,
+    clock: Arc<Clock>,
+    /// The seq at which the players stopped, for the spectators.
+    last: Arc<watch::Sender<Option<u64>>>,
+    deadline: Instant,
+    out: Outcome,
+}
+
+impl Player {
+    async fn run(mut self, mut socket: Socket, first: Utf8Bytes) -> Outcome {
+        let mut text = first;
+        let mut at = Instant::now();
+        // The action in flight: the seq it answered and when it was sent.
+        let mut pending: Option<(u64, Instant)> = None;
+        let mut last_state = text.clone();
+        loop {
+            match self.on_frame(&mut socket, &text, at, &mut pending).await {
+                Step::Read => {}
+                Step::State => last_state = text.clone(),
+                Step::Again => {
+                    tokio::time::sleep(AFTER_REFUSAL).await;
+                    text = last_state.clone();
+                    continue;
+                }
+                Step::Stop => break,
+            }
+            let read = if pending.is_some() {
+                tokio::time::timeout(HANG, wire::next_text(&mut socket)).await
+            } else {
+                tokio::time::timeout_at(self.deadline, wire::next_text(&mut socket)).await
+            };
+            text = match read {
+                Ok(Ok(t)) => t,
+                Ok(Err(e)) => {
+                    self.out.errors.add(e.kind());
+                    break;
+                }
+                Err(_) if pending.is_some() => {
+                    self.out.errors.add("timeout");
+                    break;
+                }
+                Err(_) => break,
+            };
+            at = Instant::now();
+        }
+        let _ = socket.close(None).await;
+        self.out
+    }
+
+    /// React to one frame received at `at`.
+    async fn on_frame(
+        &mut self,
+        socket: &mut Socket,
+        text: &Utf8Bytes,
+        at: Instant,
+        pending: &mut Option<(u64, Instant)>,
+    ) -> Step {
+        let frame = match Frame::parse(text.as_str()) {
+            Ok(f) => f,
+            Err(e) => {
+                self.out.errors.add(e.kind());
+                return Step::Stop;
+            }
+        };
+        match frame.kind.as_ref() {
+            "state" => {}
+            "error" => {
+                let code = frame.code.as_deref().unwrap_or("unknown");
+                self.out.errors.add(format!("ws_{code}"));
+                *pending = None;
+                // A stale refusal is followed by a fresh state; any other, try again.
+                return if code == "stale" {
+                    Step::Read
+                } else {
+                    Step::Again
+                };
+            }
+            _ => return Step::Read,
+        }
+        let (Some(seq), Some(view)) = (frame.seq, frame.view) else {
+            self.out.errors.add("bad_frame");
+            return Step::Stop;
+        };
+        if let Some((sent, t0)) = *pending
+            && seq > sent
+        {
+            self.out.rtt.record(at.saturating_duration_since(t0));
+            self.out.actions += 1;
+            self.clock.mark(seq, at);
+            *pending = None;
+        }
+        let stop_here = self.stop_at_seq.is_some_and(|s| seq >= s);
+        if view.to_act.is_none() || stop_here {
+            if view.to_act.is_none() {
+                self.out.games_finished = 1;
+            }
+            self.last.send_replace(Some(seq));
+            return Step::Stop;
+        }
+        let legal = frame.legal_actions.unwrap_or_default();
+        if legal.is_empty() || pending.is_some() {
+            return Step::State;
+        }
+        if !self.think.is_zero() {
+            let ms = self.think.as_secs_f64() * 1000.0;
+            let pause = Duration::from_secs_f64(self.rng.random_range(ms * 0.5..ms * 1.5) / 1000.0);
+            if Instant::now() + pause >= self.deadline {
+                return Step::Stop;
+            }
+            tokio::time::sleep(pause).await;
+        } else if Instant::now() >= self.deadline {
+            return Step::Stop;
+        }
+        let Some(raw) = self.choose(view.phase, &legal) else {
+            self.out.errors.add("no_legal_action");
+            return Step::Stop;
+        };
+        let sent = Instant::now();
+        if let Err(e) = wire::send(socket, &ClientFrame::Action { seq, action: raw }).await {
+            self.out.errors.add(e.kind());
+            return Step::Stop;
+        }
+        *pending = Some((seq, sent));
+        Step::State
+    }
+
+    /// The engine's random player's choice among the raw legal actions, returned unchanged.
+    fn choose<'a>(
+        &mut self,
+        phase: siege_protocol::Phase,
+        legal: &[&'a serde_json::value::RawValue],
+    ) -> Option<&'a serde_json::value::RawValue> {
+        let parsed: Vec<crate::rules::Action> = legal
+            .iter()
+            .filter_map(|raw| serde_json::from_str(raw.get()).ok())
+            .collect();
+        if parsed.len() != legal.len() {
+            self.out.errors.add("unknown_action");
+            return legal.first().copied();
+        }
+        let chosen = crate::bot::choose(&mut self.rng, phase, &parsed)?;
+        let index = parsed.iter().position(|a| std::ptr::eq(a, chosen))?;
+        legal.get(index).copied()
+    }
+}
+
+/// What a player does after a frame.
+enum Step {
+    /// Read the next frame.
+    Read,
+    /// The frame was a state (kept in case an action on it is refused); read the next one.
+    State,
+    /// The last action was refused: decide again on the last state.
+    Again,
+    Stop,
+}
+
+/// A spectator: note when each new seq arrives and how long after the acting player got it.
+/// Returns the delays, the receipts that came before the acting player's (matched later) and
+/// the errors.
+async fn watch_table(
+    mut socket: Socket,
+    mut seen: u64,
+    clock: Arc<Clock>,
+    mut last: watch::Receiver<Option<u64>>,
+    deadline: Instant,
+) -> (Samples, Vec<(u64, Instant)>, Errors) {
+    let (mut fanout, mut early, mut errors) = (Samples::new(), Vec::new(), Errors::default());
+    let mut until = deadline;
+    let mut players_gone = false;
+    loop {
+        if last.borrow().is_some_and(|l| seen >= l) {
+            break;
+        }
+        let text = tokio::select! {
+            read = tokio::time::timeout_at(until, wire::next_text(&mut socket)) => match read {
+                Ok(Ok(t)) => t,
+                Ok(Err(e)) => {
+                    errors.add(e.kind());
+                    break;
+                }
+                Err(_) => break,
+            },
+            changed = last.changed(), if !players_gone => {
+                if changed.is_err() {
+                    // Both players have stopped: whatever is still on its way comes soon.
+                    players_gone = true;
+                    until = until.min(Instant::now() + HANG);
+                }
+                continue;
+            }
+        };
+        let at = Instant::now();
+        match Head::parse(text.as_str()) {
+            Ok(h) if h.kind == "state" || h.kind == "patch" => {
+                let seq = h.seq.unwrap_or(0);
+                if seq > seen {
+                    seen = seq;
+                    match clock.get(seq) {
+                        Some(acted) => fanout.record(at.saturating_duration_since(acted)),
+                        None => early.push((seq, at)),
+                    }
+                }
+            }
+            Ok(h) if h.kind == "error" => errors.add("ws_spectator_error"),
+            Ok(_) => {}
+            Err(e) => errors.add(e.kind()),
+        }
+    }
+    let _ = socket.close(None).await;
+    (fanout, early, errors)
+}

@@ -1,0 +1,220 @@
+//! The load generator's side of PROTOCOL.md and nothing more: `POST /api/games`, `POST
+//! /api/games/{id}/join`, and WebSockets speaking `join`/`spectate`/`action`. Frames are read
+//! with a partial schema — only `type`, `seq`, `code`, the view's `phase` and `to_act`, and the
+//! legal actions as raw JSON — so that the client spends as little of the shared CPU as it can
+//! while still reading every frame the way any client would.
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use siege_protocol::{ClientFrame, CreateGame, CreatedGame, JoinedGame, Phase, Side};
+use std::borrow::Cow;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// One WebSocket to the server.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Why a request or socket failed; the kind is what the report counts.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("HTTP {status}: {body}")]
+    Status { status: u16, body: String },
+    #[error("HTTP: {0}")]
+    Http(#[from] reqwest::Error),
+    #[error("WebSocket: {0}")]
+    Ws(#[from] tokio_tungstenite::tungstenite::Error),
+    #[error("unexpected frame: {0}")]
+    Frame(String),
+    #[error("the socket closed")]
+    Closed,
+}
+
+impl WireError {
+    /// The error's kind for the report.
+    pub fn kind(&self) -> String {
+        match self {
+            WireError::Status { status, .. } => format!("http_{status}"),
+            WireError::Http(_) => "http".into(),
+            WireError::Ws(_) => "websocket".into(),
+            WireError::Frame(_) => "bad_frame".into(),
+            WireError::Closed => "closed".into(),
+        }
+    }
+}
+
+/// The HTTP API of one server.
+#[derive(Clone, Debug)]
+pub struct Api {
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Api {
+    /// The API at `base`, e.g. `http://127.0.0.1:8080`.
+    pub fn new(base: &str) -> Api {
+        Api {
+            base: base.trim_end_matches('/').to_string(),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// `POST /api/games`: a new game with the creator as the Allied player.
+    pub async fn create(&self, name: &str) -> Result<CreatedGame, WireError> {
+        let body = CreateGame {
+            side: Some(Side::Allied),
+            name: Some(name.to_string()),
+        };
+        let resp = self
+            .client
+            .post(format!("{}/api/games", self.base))
+            .json(&body)
+            .send()
+            .await?;
+        read_json(resp, 201).await
+    }
+
+    /// `POST /api/games/{id}/join`: the free seat.
+    pub async fn join(&self, id: &str) -> Result<JoinedGame, WireError> {
+        let resp = self
+            .client
+            .post(format!("{}/api/games/{id}/join", self.base))
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+            .await?;
+        read_json(resp, 200).await
+    }
+
+    /// The `ws://` URL of `path`.
+    pub fn ws_url(&self, path: &str) -> String {
+        format!("{}{path}", self.base.replacen("http", "ws", 1))
+    }
+}
+
+async fn read_json<T: serde::de::DeserializeOwned>(
+    resp: reqwest::Response,
+    expect: u16,
+) -> Result<T, WireError> {
+    let status = resp.status().as_u16();
+    let text = resp.text().await?;
+    if status != expect {
+        return Err(WireError::Status { status, body: text });
+    }
+    serde_json::from_str(&text).map_err(|e| WireError::Frame(format!("{e}: {text}")))
+}
+
+/// Open a WebSocket (TCP_NODELAY on: small frames must not wait for Nagle).
+pub async fn connect(url: &str) -> Result<Socket, WireError> {
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+    Ok(socket)
+}
+
+/// Send one client frame.
+pub async fn send(socket: &mut Socket, frame: &ClientFrame<&RawValue>) -> Result<(), WireError> {
+    let text = serde_json::to_string(frame).map_err(|e| WireError::Frame(e.to_string()))?;
+    socket.send(Message::text(text)).await?;
+    Ok(())
+}
+
+/// The next text frame; pings, pongs and binary frames are skipped.
+pub async fn next_text(
+    socket: &mut Socket,
+) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, WireError> {
+    loop {
+        match socket.next().await {
+            Some(Ok(Message::Text(t))) => return Ok(t),
+            Some(Ok(Message::Close(_))) | None => return Err(WireError::Closed),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => return Err(e.into()),
+        }
+    }
+}
+
+/// The view's fields a player needs to choose: the phase (the random player's weights depend
+/// on it) and whose decision it is (`null` once the game is over).
+#[derive(Debug, Deserialize)]
+pub struct ViewHead {
+    pub phase: Phase,
+    pub to_act: Option<Side>,
+}
+
+/// A server frame read with the fields the load generator uses; everything else is skipped
+/// unparsed.
+#[derive(Debug, Deserialize)]
+pub struct Frame<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(default)]
+    pub seq: Option<u64>,
+    #[serde(default, borrow)]
+    pub code: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub view: Option<ViewHead>,
+    #[serde(default, borrow)]
+    pub legal_actions: Option<Vec<&'a RawValue>>,
+}
+
+impl<'a> Frame<'a> {
+    pub fn parse(text: &'a str) -> Result<Frame<'a>, WireError> {
+        serde_json::from_str(text).map_err(|e| WireError::Frame(e.to_string()))
+    }
+}
+
+/// A frame read by a spectator: only its type and seq (the view, events and patch operations
+/// are skipped unparsed).
+#[derive(Debug, Deserialize)]
+pub struct Head<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(default)]
+    pub seq: Option<u64>,
+}
+
+impl<'a> Head<'a> {
+    pub fn parse(text: &'a str) -> Result<Head<'a>, WireError> {
+        serde_json::from_str(text).map_err(|e| WireError::Frame(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_frame_reads_its_head_and_raw_legal_actions() {
+        let text = r#"{"type":"state","seq":3,"you":"allied","view":{"turn":0,"phase":"allied_setup","to_act":"allied","units":[{"id":1}]},"legal_actions":[{"type":"deploy_default"},{"type":"place","hex":"0101"}]}"#;
+        let f = Frame::parse(text).unwrap();
+        assert_eq!(f.kind, "state");
+        assert_eq!(f.seq, Some(3));
+        let view = f.view.unwrap();
+        assert_eq!(view.phase, Phase::AlliedSetup);
+        assert_eq!(view.to_act, Some(Side::Allied));
+        let legal = f.legal_actions.unwrap();
+        assert_eq!(legal[1].get(), r#"{"type":"place","hex":"0101"}"#);
+    }
+
+    #[test]
+    fn error_and_patch_frames_read_too() {
+        let e = Frame::parse(r#"{"type":"error","code":"stale","message":"m"}"#).unwrap();
+        assert_eq!(e.code.as_deref(), Some("stale"));
+        let p =
+            Head::parse(r#"{"type":"patch","seq":9,"ops":[{"op":"remove","path":"/a"}]}"#).unwrap();
+        assert_eq!((p.kind.as_ref(), p.seq), ("patch", Some(9)));
+    }
+
+    #[test]
+    fn an_action_frame_sends_the_legal_action_unchanged() {
+        let raw: &RawValue = serde_json::from_str(r#"{"type":"move","to":"1512","mp":3}"#).unwrap();
+        let text = serde_json::to_string(&ClientFrame::Action {
+            seq: 4,
+            action: raw,
+        })
+        .unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":"action","seq":4,"action":{"type":"move","to":"1512","mp":3}}"#
+        );
+    }
+}
