@@ -11,6 +11,7 @@ use siege_protocol::{ClientFrame, CreateGame, CreatedGame, JoinedGame, Phase, Si
 use std::borrow::Cow;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// One WebSocket to the server.
@@ -105,9 +106,15 @@ async fn read_json<T: serde::de::DeserializeOwned>(
     serde_json::from_str(&text).map_err(|e| WireError::Frame(format!("{e}: {text}")))
 }
 
+/// How much a client socket reads at a time. The WebSocket library zero-fills this much of its
+/// buffer on every read, so its 128 KiB default made the load generator spend its CPU on
+/// memset rather than on playing; a state frame of ~30 KB takes two reads of this.
+const READ_BUFFER: usize = 16 * 1024;
+
 /// Open a WebSocket (TCP_NODELAY on: small frames must not wait for Nagle).
 pub async fn connect(url: &str) -> Result<Socket, WireError> {
-    let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
     Ok(socket)
 }
 

@@ -10,6 +10,13 @@ pub const MAX_FRAME: usize = 64 * 1024;
 /// between [`MAX_FRAME`] and this, the frame is refused with `frame_too_large` and the
 /// socket is kept.
 pub const MAX_TRANSPORT_FRAME: usize = 1024 * 1024;
+/// How much a socket reads from the kernel at a time. The WebSocket library zero-fills this
+/// much of its read buffer on EVERY poll of a socket — and a connection's socket is polled
+/// again each time the game broadcasts — so its 128 KiB default cost a 128 KiB memset per
+/// connection per action (10 % of the server's CPU with two players, gigabytes a second with
+/// thousands of spectators) and 128 KiB of memory per connection. Client frames are small;
+/// a larger one is read in several calls.
+pub const READ_BUFFER: usize = 4 * 1024;
 /// Frames a socket may send per second, sustained, unless configured otherwise
 /// (`siege serve --frame-rate`); bursts of twice as many pass.
 pub const RATE_PER_SECOND: u32 = 50;

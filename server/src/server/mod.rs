@@ -181,6 +181,7 @@ async fn game_socket(
     let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
     let sockets = app.sockets.clone();
     Ok(upgrade
+        .read_buffer_size(limits::READ_BUFFER)
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| {
@@ -194,6 +195,7 @@ async fn game_socket(
 async fn bench_echo(State(app): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
     let sockets = app.sockets.clone();
     upgrade
+        .read_buffer_size(limits::READ_BUFFER)
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| sockets.track_future(ws::echo(socket, app)))
         .into_response()
