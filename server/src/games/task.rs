@@ -179,7 +179,8 @@ impl GameTask {
     ) -> Result<Update, GameError> {
         let seq = self.seq + 1;
         let events = events_json(events).map_err(internal)?;
-        let state = Snapshot::of(&self.game, seq).map_err(internal)?;
+        let state = Snapshot::of_sized(&self.game, seq, self.snapshot.frame_len() + 1024)
+            .map_err(internal)?;
         let finished = self
             .game
             .result()

@@ -116,7 +116,7 @@ pub async fn game(
         .game(id)
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
-    let view = RawValue::from_string(info.state.view.clone()).map_err(AppError::internal)?;
+    let view = RawValue::from_string(info.state.view().to_string()).map_err(AppError::internal)?;
     Ok(Json(GameInfo {
         game_id: id.to_string(),
         name: row.name,

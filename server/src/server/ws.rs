@@ -308,7 +308,8 @@ impl Connection {
             self.last_seq = update.seq;
             return send(socket, patch).await;
         }
-        self.send_state(socket, &update.state).await
+        self.last_seq = update.seq;
+        send(socket, update.state_frame(self.you)).await
     }
 
     async fn send_state(&mut self, socket: &mut WebSocket, state: &Snapshot) -> Result<(), Stop> {
