@@ -140,24 +140,21 @@ async fn commit(store: &Store, batch: Vec<(Entry, oneshot::Sender<Result<(), Sto
     }
 }
 
-/// One transaction: a multi-row insert, and the finished games marked as such.
+/// One transaction: multi-row inserts, and the finished games marked as such.
+///
+/// A batch of `n` rows goes in as chunks whose sizes are powers of two (n = 50: 32 + 16 + 2),
+/// so the writer only ever runs ten distinct statements and each is prepared once and taken
+/// from the connection's statement cache. One statement per batch size would ask SQLite to
+/// compile a new 100-to-4,000-parameter statement for most batches: under load the batch size
+/// changes every time and the cache (100 statements) keeps losing them.
 async fn write(store: &Store, entries: &[&Entry]) -> Result<(), StoreError> {
     let mut tx = store.pool().begin().await?;
-    let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
-        "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) ",
-    );
-    insert.push_values(entries, |mut row, e| {
-        row.push_bind(e.game_id.clone())
-            .push_bind(i64::try_from(e.seq).unwrap_or(i64::MAX))
-            .push_bind(e.side.as_str())
-            .push_bind(e.action.clone())
-            .push_bind(e.events.clone())
-            .push_bind(e.state_hash.clone())
-            .push_bind(i64::from(e.turn))
-            .push_bind(e.phase.as_str())
-            .push_bind(e.at);
-    });
-    insert.build().execute(&mut *tx).await?;
+    let mut rest = entries;
+    while !rest.is_empty() {
+        let (chunk, tail) = rest.split_at(chunk_len(rest.len()));
+        insert(&mut tx, chunk).await?;
+        rest = tail;
+    }
     for e in entries {
         if let Some(result) = &e.finished {
             sqlx::query(
@@ -171,6 +168,32 @@ async fn write(store: &Store, entries: &[&Entry]) -> Result<(), StoreError> {
         }
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// The largest power of two not above `n` (and not above [`MAX_BATCH`]); 1 for 0.
+fn chunk_len(n: usize) -> usize {
+    let n = n.clamp(1, MAX_BATCH);
+    1 << (usize::BITS - 1 - n.leading_zeros())
+}
+
+/// One multi-row `INSERT` of `chunk`.
+async fn insert(tx: &mut sqlx::SqliteConnection, chunk: &[&Entry]) -> Result<(), StoreError> {
+    let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
+        "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) ",
+    );
+    insert.push_values(chunk, |mut row, e| {
+        row.push_bind(e.game_id.as_str())
+            .push_bind(i64::try_from(e.seq).unwrap_or(i64::MAX))
+            .push_bind(e.side.as_str())
+            .push_bind(e.action.as_str())
+            .push_bind(e.events.as_str())
+            .push_bind(e.state_hash.as_str())
+            .push_bind(i64::from(e.turn))
+            .push_bind(e.phase.as_str())
+            .push_bind(e.at);
+    });
+    insert.build().execute(&mut *tx).await?;
     Ok(())
 }
 
@@ -241,6 +264,23 @@ mod tests {
         writer.close().await;
         task.await.unwrap();
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn chunks_are_powers_of_two_that_add_up() {
+        assert_eq!(chunk_len(0), 1);
+        assert_eq!(chunk_len(1), 1);
+        assert_eq!(chunk_len(50), 32);
+        assert_eq!(chunk_len(512), 512);
+        assert_eq!(chunk_len(5000), 512);
+        let mut sizes = Vec::new();
+        let mut n = 50;
+        while n > 0 {
+            let c = chunk_len(n);
+            sizes.push(c);
+            n -= c;
+        }
+        assert_eq!(sizes, [32, 16, 2]);
     }
 
     #[tokio::test]
