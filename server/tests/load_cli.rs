@@ -1,0 +1,133 @@
+//! `siege load` against a real `siege serve` on port 0: a short run with a few tables, their
+//! spectators, the bare echo and the raw-SQLite baseline completes with zero errors and prints
+//! a summary and one JSON line; `--seed-games` leaves unfinished games behind. No timing is
+//! asserted — only that the figures are there and the run was clean.
+
+use serde_json::Value;
+use std::process::Stdio;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Start `siege serve --bench-routes` on port 0 and read the address it prints.
+async fn spawn_server(db: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_siege"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
+        .args(["--frame-rate", "100000", "--bench-routes"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the siege binary starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .expect("read stdout")
+        .expect("the server prints its address");
+    let base = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, base)
+}
+
+/// Run `siege load` with `args`; returns the exit status, the whole output and the JSON line.
+async fn load(base: &str, args: &[&str]) -> (bool, String, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_siege"))
+        .args(["load", "--url", base])
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .expect("siege load runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let json = text
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON line in {text}"));
+    (out.status.success(), text, json)
+}
+
+#[tokio::test]
+async fn a_short_load_run_is_clean_and_reports_every_figure() {
+    let dir = std::env::temp_dir().join(format!("siege-load-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let db = format!("sqlite://{}", dir.join("siege.db").display());
+    let (mut server, base) = spawn_server(&db).await;
+
+    let (ok, text, report) = load(
+        &base,
+        &[
+            "--games",
+            "3",
+            "--spectators",
+            "2",
+            "--think-ms",
+            "5",
+            "--duration",
+            "2",
+            "--sqlite-rows",
+            "20",
+            "--sqlite-dir",
+            dir.to_str().expect("utf-8 path"),
+        ],
+    )
+    .await;
+    assert!(ok, "siege load failed:\n{text}");
+    assert_eq!(report["errors"], 0, "{text}");
+    assert_eq!(report["mode"], "play");
+    assert!(report["actions"].as_u64().is_some_and(|n| n > 0), "{text}");
+    assert_eq!(
+        report["rtt_ms"]["count"], report["actions"],
+        "one round trip per action"
+    );
+    assert!(report["fanout_ms"]["count"].as_u64().is_some_and(|n| n > 0));
+    assert_eq!(report["fanout_unmatched"], 0);
+    assert!(report["echo_ms"]["count"].as_u64().is_some_and(|n| n > 0));
+    assert!(report["rtt_p50_over_echo_p50"].is_number());
+    assert!(report["sqlite"]["single_row_tx_per_s"].is_number());
+    assert!(
+        report["server_pid"].is_number(),
+        "found the server by its port"
+    );
+    assert!(report["rss_kib"]["loaded"].is_number());
+    for line in ["round trip", "bare echo", "fan-out", "errors       0"] {
+        assert!(text.contains(line), "{line:?} missing from\n{text}");
+    }
+
+    let (ok, text, report) = load(
+        &base,
+        &[
+            "--games",
+            "2",
+            "--seed-games",
+            "4",
+            "--seed-actions",
+            "12",
+            "--sqlite-rows",
+            "0",
+        ],
+    )
+    .await;
+    assert!(ok, "seeding failed:\n{text}");
+    assert_eq!(report["mode"], "seed");
+    assert_eq!(report["games_started"], 4);
+    assert_eq!(report["errors"], 0, "{text}");
+    let listed = reqwest::get(format!("{base}/api/games?status=active&limit=1000"))
+        .await
+        .expect("list")
+        .json::<Vec<Value>>()
+        .await
+        .expect("JSON");
+    let seeded = listed
+        .iter()
+        .filter(|g| g["name"].as_str().is_some_and(|n| n.starts_with("seeded ")))
+        .count();
+    assert_eq!(seeded, 4, "four unfinished seeded games");
+
+    server.kill().await.expect("kill the server");
+    let _ = std::fs::remove_dir_all(dir);
+}
