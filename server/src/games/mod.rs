@@ -34,12 +34,15 @@ const COMMANDS: usize = 1024;
 const STATE_CACHE: usize = 64;
 
 /// Limits and timings of the game tasks.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GamesConfig {
     /// Connections allowed per game (players and spectators).
     pub max_connections: usize,
     /// A game with no connection is unloaded after this long without a command.
     pub idle: Duration,
+    /// Where each accepted action's time goes, recorded only for benchmarks
+    /// (`--bench-routes`).
+    pub stages: Option<Arc<crate::load::stages::StageTimes>>,
 }
 
 /// A new game, as its creator learns it. The token is not stored anywhere.
@@ -281,8 +284,11 @@ impl Games {
             seq,
             status,
             seats,
-            inner.writer.clone(),
-            inner.store.clone(),
+            task::Links {
+                writer: inner.writer.clone(),
+                store: inner.store.clone(),
+                stages: inner.config.stages.clone(),
+            },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
         let handle = GameHandle::new(id, tx, inner.config.max_connections);

@@ -10,12 +10,13 @@
 use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::tokens::same_hash;
+use crate::load::stages::StageTimes;
 use crate::rules::{Action, Game};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{GameStatus, Side, You};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -23,6 +24,14 @@ use uuid::Uuid;
 /// Updates buffered per game for slow connections; one that falls further behind is sent the
 /// current state instead of the ones it missed.
 const UPDATES: usize = 256;
+
+/// What a game task shares with the rest of the server.
+pub(crate) struct Links {
+    pub writer: Writer,
+    pub store: Store,
+    /// Benchmarks only: where each action's time goes.
+    pub stages: Option<Arc<StageTimes>>,
+}
 
 /// Everything a game task owns.
 pub(crate) struct GameTask {
@@ -38,6 +47,8 @@ pub(crate) struct GameTask {
     updates: broadcast::Sender<Arc<Update>>,
     writer: Writer,
     store: Store,
+    /// Benchmarks only: where each action's time goes.
+    stages: Option<Arc<StageTimes>>,
 }
 
 impl GameTask {
@@ -48,9 +59,13 @@ impl GameTask {
         seq: u64,
         status: GameStatus,
         seats: Vec<(Side, String)>,
-        writer: Writer,
-        store: Store,
+        links: Links,
     ) -> Result<GameTask, GameError> {
+        let Links {
+            writer,
+            store,
+            stages,
+        } = links;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
         let (updates, _) = broadcast::channel(UPDATES);
         Ok(GameTask {
@@ -63,6 +78,7 @@ impl GameTask {
             updates,
             writer,
             store,
+            stages,
         })
     }
 
@@ -150,8 +166,10 @@ impl GameTask {
             });
         }
         let before = self.game.clone();
+        let started = Instant::now();
         let events = self.game.apply(side, &action)?;
-        match self.commit(side, &action, &events).await {
+        let applied = started.elapsed();
+        match self.commit(side, &action, &events, applied).await {
             Ok(update) => {
                 self.seq = update.seq;
                 self.snapshot = update.state.clone();
@@ -176,7 +194,9 @@ impl GameTask {
         side: Side,
         action: &Action,
         events: &[crate::rules::Event],
+        applied: Duration,
     ) -> Result<Update, GameError> {
+        let started = Instant::now();
         let seq = self.seq + 1;
         let events = events_json(events).map_err(internal)?;
         let state = Snapshot::of_sized(&self.game, seq, self.snapshot.frame_len() + 1024)
@@ -200,7 +220,11 @@ impl GameTask {
             at: now_ms(),
             finished,
         };
+        let encoded = started.elapsed();
         self.writer.append(entry).await?;
+        if let Some(stages) = &self.stages {
+            stages.action(applied, encoded, started.elapsed() - encoded);
+        }
         tracing::debug!(game = %self.id, seq, side = side.as_str(), action = action.kind(), "accepted");
         Ok(Update::new(
             seq,

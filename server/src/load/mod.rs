@@ -13,6 +13,7 @@ mod echo;
 mod report;
 mod rss;
 mod sqlite;
+pub mod stages;
 pub mod stats;
 mod table;
 mod wire;
@@ -68,7 +69,11 @@ pub struct LoadArgs {
     /// Rows of the raw-SQLite baseline run after the load (0: skip it).
     #[arg(long, default_value_t = 2000)]
     pub sqlite_rows: usize,
-    /// Folder for the raw-SQLite baseline's database: put it on the server's disk.
+    /// Milliseconds between the raw-SQLite probe's single-row transactions during the load
+    /// (0: no probe).
+    #[arg(long, default_value_t = 50)]
+    pub sqlite_probe_ms: u64,
+    /// Folder for the raw-SQLite databases: put it on the server's disk.
     #[arg(long)]
     pub sqlite_dir: Option<PathBuf>,
     /// Instead of playing: create this many unfinished games over the protocol.
@@ -113,6 +118,7 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
         Some(n) => seed_games(args, plan, gate, n, &mut report).await,
         None => play(args, plan, gate, pid, &mut report).await,
     }
+    report.load_average[1] = report::load_average();
     report.rss_kib.end = pid.and_then(rss::rss_kib);
     report.rss_kib.high_water = pid.and_then(rss::peak_rss_kib);
     if args.sqlite_rows > 0 {
@@ -154,6 +160,8 @@ async fn play(
     report.setup_s = stats::round3(setup.elapsed().as_secs_f64());
     report.rss_kib.loaded = pid.and_then(rss::rss_kib);
 
+    // Forget the set-up: the server's stage times cover the measured window only.
+    let _ = plan.api.stages().await;
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
     let echo = tokio::spawn(echo::run(
@@ -164,6 +172,11 @@ async fn play(
         deadline,
     ));
     let sampler = pid.map(|pid| tokio::spawn(sample_rss(pid, deadline)));
+    let probe = (args.sqlite_probe_ms > 0).then(|| {
+        let dir = args.sqlite_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let every = Duration::from_millis(args.sqlite_probe_ms);
+        tokio::spawn(async move { sqlite::probe(&dir, every, start, deadline).await })
+    });
     let _ = go_tx.send(Some(deadline));
 
     let mut outcome = Outcome::default();
@@ -174,11 +187,23 @@ async fn play(
         }
     }
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    report.server_stages = plan.api.stages().await;
     let echo = echo.await.unwrap_or_default();
     if let Some(s) = sampler {
         report.rss_kib.peak = s.await.ok().flatten();
     }
+    if let Some(p) = probe {
+        match p.await {
+            Ok(Ok(mut samples)) => report.sqlite_probe_ms = Some(samples.summary()),
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "the raw-SQLite probe failed");
+                outcome.errors.add("sqlite_probe");
+            }
+            Err(_) => outcome.errors.add("task_panicked"),
+        }
+    }
     report.record(outcome, Some(echo));
+    report.compare_commits();
 }
 
 /// One table for the whole run: set up, wait for the start, play; a finished game is

@@ -4,6 +4,7 @@
 use super::LoadArgs;
 use super::echo::EchoOutcome;
 use super::sqlite::SqliteBaseline;
+use super::stages::StagesReport;
 use super::stats::{Errors, Summary, round3};
 use super::table::Outcome;
 use serde::Serialize;
@@ -36,6 +37,9 @@ pub struct Report {
     pub duration_s: f64,
     pub patches: bool,
     pub seed: u64,
+    /// The machine's 1-minute load average (`/proc/loadavg`) when the run began and ended:
+    /// on a shared machine, how much else was running.
+    pub load_average: [Option<f64>; 2],
     /// Seconds from the first request until every table was connected.
     pub setup_s: f64,
     /// Seconds of play actually measured.
@@ -60,6 +64,12 @@ pub struct Report {
     /// (loaded − before) / games: what one live table (game, seats and connections) costs.
     pub rss_per_game_kib: Option<f64>,
     pub sqlite: Option<SqliteBaseline>,
+    /// One single-row SQLite transaction on the same disk, timed during the window.
+    pub sqlite_probe_ms: Option<Summary>,
+    /// The server's commit p50 over the probe's p50.
+    pub commit_p50_over_probe_p50: Option<f64>,
+    /// The server's own account of the window (`GET /bench/stages`).
+    pub server_stages: Option<StagesReport>,
     #[serde(skip)]
     error_counts: Errors,
 }
@@ -79,6 +89,7 @@ impl Report {
             duration_s: args.duration,
             patches: args.patches,
             seed: args.seed,
+            load_average: [load_average(), None],
             setup_s: 0.0,
             elapsed_s: 0.0,
             actions: 0,
@@ -97,6 +108,9 @@ impl Report {
             rss_kib: Rss::default(),
             rss_per_game_kib: None,
             sqlite: None,
+            sqlite_probe_ms: None,
+            commit_p50_over_probe_p50: None,
+            server_stages: None,
             error_counts: Errors::default(),
         }
     }
@@ -141,6 +155,26 @@ impl Report {
         self.errors = self.error_counts.total();
         self.error_kinds = self.error_counts.kinds().clone();
     }
+
+    /// Put the server's commit times beside the probe's (once both are in).
+    pub(super) fn compare_commits(&mut self) {
+        if let (Some(stages), Some(probe)) = (&self.server_stages, &self.sqlite_probe_ms)
+            && probe.p50 > 0.0
+            && stages.commit_ms.count > 0
+        {
+            self.commit_p50_over_probe_p50 = Some(round3(stages.commit_ms.p50 / probe.p50));
+        }
+    }
+}
+
+/// The 1-minute load average, where `/proc/loadavg` can be read.
+pub(super) fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn kib(k: Option<u64>) -> String {
@@ -159,10 +193,14 @@ impl fmt::Display for Report {
             self.think_ms,
             if self.patches { ", patches" } else { "" }
         )?;
+        let la = |x: Option<f64>| x.map_or_else(|| "?".into(), |x| format!("{x:.2}"));
         writeln!(
             f,
-            "  set up in {:.3} s; measured {:.3} s",
-            self.setup_s, self.elapsed_s
+            "  set up in {:.3} s; measured {:.3} s; load average {} → {}",
+            self.setup_s,
+            self.elapsed_s,
+            la(self.load_average[0]),
+            la(self.load_average[1])
         )?;
         writeln!(
             f,
@@ -203,6 +241,22 @@ impl fmt::Display for Report {
             if let Some(per) = self.rss_per_game_kib {
                 writeln!(f, "  per table    {per:.1} KiB")?;
             }
+        }
+        if let Some(s) = &self.server_stages {
+            writeln!(f, "  server: rules    {}", s.apply_ms)?;
+            writeln!(f, "          encode   {}", s.encode_ms)?;
+            writeln!(f, "          store    {}", s.store_ms)?;
+            writeln!(
+                f,
+                "          commits  {}  ({} commits, {:.1} actions each on average, at most {})",
+                s.commit_ms, s.commits, s.mean_batch, s.max_batch
+            )?;
+        }
+        if let Some(p) = &self.sqlite_probe_ms {
+            writeln!(
+                f,
+                "  SQLite probe {p}  (one single-row commit, same disk, same time)"
+            )?;
         }
         if let Some(s) = &self.sqlite {
             writeln!(

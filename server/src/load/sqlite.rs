@@ -4,18 +4,25 @@
 //! sqlx, first as `n` single-row transactions one after another (one fsync each: the ceiling
 //! of a server without group commit), then as multi-row transactions of [`BATCH`] rows (the
 //! ceiling of group commit).
+//!
+//! The probe runs DURING the load instead: one single-row transaction every few milliseconds
+//! in its own database on the same disk, so that the server's commit times have beside them
+//! what one fsync cost at that very moment (on a shared machine it swings from a fraction of
+//! a millisecond to several when other work fills the disk's journal).
 
 use super::stats::{Samples, Summary, round3};
 use serde::Serialize;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{QueryBuilder, Sqlite};
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use std::path::Path;
 use std::str::FromStr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Rows per transaction in the batched half (the server's writer commits up to 512).
 pub const BATCH: usize = 512;
 
+/// A state hash's length of hex.
+const HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 /// An events array of about the size the server stores for a typical action.
 const EVENTS: &str = r#"[{"kind":"moved","units":[99],"path":["0111","0210","0311"],"mp":2,"text":"Imperial 21 move 0111 → 0210 → 0311 (2 MP)"}]"#;
 
@@ -36,13 +43,12 @@ pub struct SqliteBaseline {
 pub async fn run(dir: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error> {
     let file = dir.join(format!("siege-sqlite-baseline-{}.db", uuid::Uuid::new_v4()));
     let result = measure(&file, rows).await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-    }
+    remove(&file);
     result
 }
 
-async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error> {
+/// A new database in `file` with the server's settings and a table shaped like the log.
+async fn open(file: &Path) -> Result<SqlitePool, sqlx::Error> {
     let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", file.display()))?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
@@ -59,24 +65,67 @@ async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error
     )
     .execute(&pool)
     .await?;
-    let hash = "0".repeat(64);
+    Ok(pool)
+}
 
+/// One single-row transaction (row `i`).
+async fn insert_one(pool: &SqlitePool, i: usize) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) \
+         VALUES ('single', ?, 'allied', '{\"type\":\"end_phase\"}', ?, ?, 1, 'big_gun', 0)",
+    )
+    .bind(i64::try_from(i).unwrap_or(i64::MAX))
+    .bind(EVENTS)
+    .bind(HASH)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// Time one single-row transaction every `every` from `start` until `deadline`, in a new
+/// database in `dir` (removed afterwards).
+pub async fn probe(
+    dir: &Path,
+    every: Duration,
+    start: tokio::time::Instant,
+    deadline: tokio::time::Instant,
+) -> Result<Samples, sqlx::Error> {
+    let file = dir.join(format!("siege-sqlite-probe-{}.db", uuid::Uuid::new_v4()));
+    let result = async {
+        let pool = open(&file).await?;
+        let mut latency = Samples::new();
+        let mut next = start;
+        let mut i = 0;
+        while next < deadline {
+            tokio::time::sleep_until(next).await;
+            let t0 = Instant::now();
+            insert_one(&pool, i).await?;
+            latency.record(t0.elapsed());
+            i += 1;
+            next += every;
+        }
+        pool.close().await;
+        Ok(latency)
+    }
+    .await;
+    remove(&file);
+    result
+}
+
+fn remove(file: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+}
+
+async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error> {
+    let pool = open(file).await?;
     let mut latency = Samples::new();
     let start = Instant::now();
     for i in 0..rows {
         let t0 = Instant::now();
-        let mut tx = pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) \
-             VALUES (?, ?, 'allied', '{\"type\":\"end_phase\"}', ?, ?, 1, 'big_gun', 0)",
-        )
-        .bind("single")
-        .bind(i64::try_from(i).unwrap_or(i64::MAX))
-        .bind(EVENTS)
-        .bind(&hash)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        insert_one(&pool, i).await?;
         latency.record(t0.elapsed());
     }
     let single = start.elapsed().as_secs_f64();
@@ -94,7 +143,7 @@ async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error
                 .push_bind("allied")
                 .push_bind(r#"{"type":"end_phase"}"#)
                 .push_bind(EVENTS)
-                .push_bind(hash.as_str())
+                .push_bind(HASH)
                 .push_bind(1i64)
                 .push_bind("big_gun")
                 .push_bind(0i64);
@@ -133,6 +182,13 @@ mod tests {
         assert_eq!(b.rows, 20);
         assert_eq!(b.single_row_tx_ms.count, 20);
         assert!(b.single_row_tx_per_s > 0.0 && b.batched_rows_per_s > 0.0);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let now = tokio::time::Instant::now();
+        let every = Duration::from_millis(5);
+        let p = probe(&dir, every, now, now + Duration::from_millis(50))
+            .await
+            .unwrap();
+        assert!(!p.is_empty());
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(dir);
     }

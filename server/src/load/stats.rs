@@ -2,7 +2,7 @@
 //! kind. Every task of the load generator records into its own [`Samples`] and [`Errors`] and
 //! they are merged at the end, so recording never contends for a lock while the clock runs.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -93,7 +93,7 @@ impl Samples {
 }
 
 /// A latency distribution in milliseconds, as printed and as written in the JSON line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub count: usize,
     pub mean: f64,

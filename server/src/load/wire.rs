@@ -88,6 +88,18 @@ impl Api {
         read_json(resp, 200).await
     }
 
+    /// `GET /bench/stages` (with `--bench-routes`): where the server's time went since the
+    /// last call; `None` when the route is not served.
+    pub async fn stages(&self) -> Option<super::stages::StagesReport> {
+        let resp = self
+            .client
+            .get(format!("{}/bench/stages", self.base))
+            .send()
+            .await
+            .ok()?;
+        read_json(resp, 200).await.ok()
+    }
+
     /// The `ws://` URL of `path`.
     pub fn ws_url(&self, path: &str) -> String {
         format!("{}{path}", self.base.replacen("http", "ws", 1))

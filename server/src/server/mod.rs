@@ -117,6 +117,8 @@ pub struct AppState {
     pub bench_routes: bool,
     /// Frames a socket may send per second.
     pub frame_rate: u32,
+    /// With `--bench-routes`: where the actions' time goes (`GET /bench/stages`).
+    pub stages: Option<Arc<crate::load::stages::StageTimes>>,
     /// Numbers connections in the logs.
     next_conn: Arc<AtomicU64>,
 }
@@ -133,6 +135,7 @@ impl AppState {
             web_dir: config.web_dir.clone(),
             bench_routes: config.bench_routes,
             frame_rate: config.frame_rate,
+            stages: None,
             next_conn: Arc::new(AtomicU64::new(1)),
         }
     }
@@ -151,7 +154,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
     if state.bench_routes {
-        router = router.route("/bench/echo", get(bench_echo));
+        router = router
+            .route("/bench/echo", get(bench_echo))
+            .route("/bench/stages", get(bench_stages));
     }
     let next_request = Arc::new(AtomicU64::new(1));
     router
@@ -201,6 +206,12 @@ async fn bench_echo(State(app): State<AppState>, upgrade: WebSocketUpgrade) -> R
         .into_response()
 }
 
+/// `GET /bench/stages`: the stage times since the last call, then afresh.
+async fn bench_stages(State(app): State<AppState>) -> Response {
+    let report = app.stages.as_ref().map(|s| s.take()).unwrap_or_default();
+    axum::Json(report).into_response()
+}
+
 /// A server, bound and ready to run.
 pub struct Server {
     listener: TcpListener,
@@ -216,7 +227,11 @@ impl Server {
     pub async fn bind(config: &Config) -> Result<Server, ServerError> {
         let scenario = Arc::new(Scenario::load_default()?);
         let store = Store::open(&config.database).await?;
-        let (writer, writer_task) = Writer::start_with(store.clone(), config.commit_batch);
+        let stages = config
+            .bench_routes
+            .then(|| Arc::new(crate::load::stages::StageTimes::default()));
+        let (writer, writer_task) =
+            Writer::start_with(store.clone(), config.commit_batch, stages.clone());
         if config.commit_batch < writer::MAX_BATCH {
             tracing::warn!(
                 batch = config.commit_batch,
@@ -234,6 +249,7 @@ impl Server {
             GamesConfig {
                 max_connections: config.max_connections_per_game,
                 idle: config.idle_unload,
+                stages: stages.clone(),
             },
         );
         let (loaded, broken) = games.rebuild_unfinished().await?;
@@ -248,7 +264,8 @@ impl Server {
             tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
         }
         let listener = TcpListener::bind(&config.addr).await?;
-        let state = AppState::new(games, shutdown, config);
+        let mut state = AppState::new(games, shutdown, config);
+        state.stages = stages;
         Ok(Server {
             listener,
             state,

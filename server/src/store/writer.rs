@@ -8,8 +8,11 @@
 //! others' actions down with it.
 
 use super::{Store, StoreError};
+use crate::load::stages::StageTimes;
 use siege_protocol::{Phase, Side};
 use sqlx::{QueryBuilder, Sqlite};
+use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -59,15 +62,20 @@ impl std::fmt::Debug for Msg {
 impl Writer {
     /// Start the writer task on `store`, committing up to [`MAX_BATCH`] actions at once.
     pub fn start(store: Store) -> (Writer, JoinHandle<()>) {
-        Writer::start_with(store, MAX_BATCH)
+        Writer::start_with(store, MAX_BATCH, None)
     }
 
     /// Start the writer task committing at most `max_batch` actions per transaction. A batch of
     /// 1 turns group commit off (one transaction, one fsync per action): kept so that the
     /// gain of group commit can be measured (`SIEGE_COMMIT_BATCH=1`, docs/benchmarks.md).
-    pub fn start_with(store: Store, max_batch: usize) -> (Writer, JoinHandle<()>) {
+    /// With `stages` (benchmarks), each transaction's time and size is recorded.
+    pub fn start_with(
+        store: Store,
+        max_batch: usize,
+        stages: Option<Arc<StageTimes>>,
+    ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH)));
+        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH), stages));
         (Writer { tx }, task)
     }
 
@@ -90,7 +98,12 @@ impl Writer {
     }
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize) {
+async fn run(
+    store: Store,
+    mut rx: mpsc::Receiver<Msg>,
+    max_batch: usize,
+    stages: Option<Arc<StageTimes>>,
+) {
     let mut batch = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
@@ -106,7 +119,11 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize) {
             }
         }
         if !batch.is_empty() {
+            let (n, started) = (batch.len(), Instant::now());
             commit(&store, std::mem::take(&mut batch)).await;
+            if let Some(stages) = &stages {
+                stages.commit(n, started.elapsed());
+            }
         }
         if let Some(done) = closing {
             let _ = done.send(());
@@ -286,7 +303,7 @@ mod tests {
     #[tokio::test]
     async fn without_group_commit_every_append_still_commits() {
         let (store, ids, dir) = store_with_games(4).await;
-        let (writer, task) = Writer::start_with(store.clone(), 1);
+        let (writer, task) = Writer::start_with(store.clone(), 1, None);
         let mut waits = Vec::new();
         for id in &ids {
             for seq in 1..=3 {
