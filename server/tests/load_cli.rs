@@ -86,6 +86,7 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
     );
     assert!(report["fanout_ms"]["count"].as_u64().is_some_and(|n| n > 0));
     assert_eq!(report["fanout_unmatched"], 0);
+    assert!(report["games_finished"].as_u64() <= report["games_started"].as_u64());
     assert!(report["echo_ms"]["count"].as_u64().is_some_and(|n| n > 0));
     assert!(report["rtt_p50_over_echo_p50"].is_number());
     assert!(report["sqlite"]["single_row_tx_per_s"].is_number());

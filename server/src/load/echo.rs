@@ -12,8 +12,18 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
-/// The frame echoed: the size and shape of a typical `action` frame.
-const PAYLOAD: &str = r#"{"type":"action","seq":1234,"action":{"type":"move","to":"1512","mp":3}}"#;
+/// The frame echoed by default: the size and shape of a typical `action` frame.
+const ACTION: &str = r#"{"type":"action","seq":1234,"action":{"type":"move","to":"1512","mp":3}}"#;
+
+/// The echoed frame: an action, or padded with spaces to `bytes` (to see what a frame the
+/// size of a state costs the transport alone).
+fn payload(bytes: usize) -> String {
+    let mut p = ACTION.to_string();
+    if bytes > p.len() {
+        p.insert_str(p.len() - 1, &" ".repeat(bytes - p.len()));
+    }
+    p
+}
 
 /// What the echo sockets measured.
 #[derive(Debug, Default)]
@@ -30,18 +40,20 @@ pub struct EchoOutcome {
 pub async fn run(
     url: String,
     sockets: usize,
+    bytes: usize,
     interval: Duration,
     start: Instant,
     deadline: Instant,
 ) -> EchoOutcome {
+    let payload = payload(bytes);
     let mut tasks = Vec::new();
     for _ in 0..sockets {
-        let url = url.clone();
+        let (url, payload) = (url.clone(), payload.clone());
         tasks.push(tokio::spawn(async move {
             let socket = wire::connect(&url).await;
             tokio::time::sleep_until(start).await;
             match socket {
-                Ok(s) => one(s, interval, deadline).await,
+                Ok(s) => one(s, &payload, interval, deadline).await,
                 Err(_) => EchoOutcome {
                     unavailable: true,
                     ..EchoOutcome::default()
@@ -63,19 +75,24 @@ pub async fn run(
     out
 }
 
-async fn one(mut socket: wire::Socket, interval: Duration, deadline: Instant) -> EchoOutcome {
+async fn one(
+    mut socket: wire::Socket,
+    payload: &str,
+    interval: Duration,
+    deadline: Instant,
+) -> EchoOutcome {
     let mut out = EchoOutcome::default();
     let mut next = Instant::now();
     while next < deadline {
         tokio::time::sleep_until(next).await;
         let sent = Instant::now();
-        if let Err(e) = socket.send(Message::text(PAYLOAD)).await {
+        if let Err(e) = socket.send(Message::text(payload)).await {
             out.errors
                 .add(format!("echo_{}", WireError::from(e).kind()));
             break;
         }
         match tokio::time::timeout(Duration::from_secs(30), wire::next_text(&mut socket)).await {
-            Ok(Ok(t)) if t.as_str() == PAYLOAD => out.rtt.record(sent.elapsed()),
+            Ok(Ok(t)) if t.as_str() == payload => out.rtt.record(sent.elapsed()),
             Ok(Ok(_)) => out.errors.add("echo_mismatch"),
             Ok(Err(e)) => {
                 out.errors.add(format!("echo_{}", e.kind()));
@@ -90,4 +107,15 @@ async fn one(mut socket: wire::Socket, interval: Duration, deadline: Instant) ->
     }
     let _ = socket.close(None).await;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn payloads_are_json_of_the_size_asked() {
+        let p = super::payload(26_000);
+        assert_eq!(p.len(), 26_000);
+        assert!(serde_json::from_str::<serde_json::Value>(&p).is_ok());
+        assert_eq!(super::payload(0), super::ACTION);
+    }
 }

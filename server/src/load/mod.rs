@@ -60,6 +60,9 @@ pub struct LoadArgs {
     /// Sockets timing the bare echo (`GET /bench/echo`, `siege serve --bench-routes`).
     #[arg(long, default_value_t = 2)]
     pub echo_sockets: usize,
+    /// Bytes of the echoed frame (default: an action frame's ~80; a state frame is ~26,000).
+    #[arg(long, default_value_t = 0)]
+    pub echo_bytes: usize,
     /// Milliseconds between one echo socket's frames.
     #[arg(long, default_value_t = 10)]
     pub echo_interval_ms: u64,
@@ -167,6 +170,7 @@ async fn play(
     let echo = tokio::spawn(echo::run(
         plan.api.ws_url("/bench/echo"),
         args.echo_sockets,
+        args.echo_bytes,
         Duration::from_millis(args.echo_interval_ms),
         start,
         deadline,

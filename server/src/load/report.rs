@@ -76,16 +76,14 @@ pub struct Report {
 
 impl Report {
     pub(super) fn new(args: &LoadArgs, pid: Option<u32>) -> Report {
+        let seeding = args.seed_games.is_some();
         Report {
-            mode: if args.seed_games.is_some() {
-                "seed"
-            } else {
-                "play"
-            },
+            mode: if seeding { "seed" } else { "play" },
             url: args.url.clone(),
             games: args.games,
-            spectators: args.spectators,
-            think_ms: args.think_ms,
+            // Seeding plays without spectators or thinking.
+            spectators: if seeding { 0 } else { args.spectators },
+            think_ms: if seeding { 0 } else { args.think_ms },
             duration_s: args.duration,
             patches: args.patches,
             seed: args.seed,

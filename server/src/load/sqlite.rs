@@ -1,7 +1,7 @@
 //! The raw-SQLite baseline: what the disk and SQLite can do on this machine, measured in the
 //! same run as the load so the two compare. A fresh database with the server's settings (WAL,
 //! `synchronous = FULL`) and a table shaped like the action log receives `n` rows through
-//! sqlx, first as `n` single-row transactions one after another (one fsync each: the ceiling
+//! sqlx on one connection, first as `n` single-row transactions one after another (one fsync each: the ceiling
 //! of a server without group commit), then as multi-row transactions of [`BATCH`] rows (the
 //! ceiling of group commit).
 //!
@@ -13,7 +13,7 @@
 use super::stats::{Samples, Summary, round3};
 use serde::Serialize;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 use std::path::Path;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -68,9 +68,10 @@ async fn open(file: &Path) -> Result<SqlitePool, sqlx::Error> {
     Ok(pool)
 }
 
-/// One single-row transaction (row `i`).
-async fn insert_one(pool: &SqlitePool, i: usize) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
+/// One single-row transaction (row `i`): one `INSERT` in autocommit, on the connection
+/// `conn` kept for the purpose — the cheapest durable write sqlx offers, and what the server's
+/// writer does for a batch of one.
+async fn insert_one(conn: &mut SqliteConnection, i: usize) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) \
          VALUES ('single', ?, 'allied', '{\"type\":\"end_phase\"}', ?, ?, 1, 'big_gun', 0)",
@@ -78,9 +79,9 @@ async fn insert_one(pool: &SqlitePool, i: usize) -> Result<(), sqlx::Error> {
     .bind(i64::try_from(i).unwrap_or(i64::MAX))
     .bind(EVENTS)
     .bind(HASH)
-    .execute(&mut *tx)
+    .execute(conn)
     .await?;
-    tx.commit().await
+    Ok(())
 }
 
 /// Time one single-row transaction every `every` from `start` until `deadline`, in a new
@@ -94,17 +95,19 @@ pub async fn probe(
     let file = dir.join(format!("siege-sqlite-probe-{}.db", uuid::Uuid::new_v4()));
     let result = async {
         let pool = open(&file).await?;
+        let mut conn = pool.acquire().await?;
         let mut latency = Samples::new();
         let mut next = start;
         let mut i = 0;
         while next < deadline {
             tokio::time::sleep_until(next).await;
             let t0 = Instant::now();
-            insert_one(&pool, i).await?;
+            insert_one(&mut conn, i).await?;
             latency.record(t0.elapsed());
             i += 1;
             next += every;
         }
+        drop(conn);
         pool.close().await;
         Ok(latency)
     }
@@ -121,11 +124,12 @@ fn remove(file: &Path) {
 
 async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error> {
     let pool = open(file).await?;
+    let mut conn = pool.acquire().await?;
     let mut latency = Samples::new();
     let start = Instant::now();
     for i in 0..rows {
         let t0 = Instant::now();
-        insert_one(&pool, i).await?;
+        insert_one(&mut conn, i).await?;
         latency.record(t0.elapsed());
     }
     let single = start.elapsed().as_secs_f64();
@@ -133,7 +137,7 @@ async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error
     let start = Instant::now();
     let seqs: Vec<i64> = (0..i64::try_from(rows).unwrap_or(i64::MAX)).collect();
     for chunk in seqs.chunks(BATCH) {
-        let mut tx = pool.begin().await?;
+        let mut tx = conn.begin().await?;
         let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
             "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) ",
         );
@@ -152,6 +156,7 @@ async fn measure(file: &Path, rows: usize) -> Result<SqliteBaseline, sqlx::Error
         tx.commit().await?;
     }
     let batched = start.elapsed().as_secs_f64();
+    drop(conn);
     pool.close().await;
 
     let per_s = |n: usize, secs: f64| {

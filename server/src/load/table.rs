@@ -181,12 +181,19 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
         games_started: 1,
         ..Outcome::default()
     };
+    let mut finished = false;
     for p in players {
         match p.await {
-            Ok(o) => out.merge(o),
+            Ok(mut o) => {
+                // Both players see the end; the game counts once.
+                finished |= o.games_finished > 0;
+                o.games_finished = 0;
+                out.merge(o);
+            }
             Err(_) => out.errors.add("task_panicked"),
         }
     }
+    out.games_finished = u64::from(finished);
     for w in watchers {
         let Ok((mut fanout, late, errors)) = w.await else {
             out.errors.add("task_panicked");

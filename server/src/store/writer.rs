@@ -6,11 +6,18 @@
 //!
 //! If a batch fails, its entries are retried one by one so that one bad entry cannot take the
 //! others' actions down with it.
+//!
+//! The writer keeps one connection for itself, and a batch that is one `INSERT` (one chunk, no
+//! game finished) is committed by that statement alone, in SQLite's autocommit: sqlx runs every
+//! statement on the connection's own thread, so `acquire` (with its ping), `BEGIN`, `INSERT`
+//! and `COMMIT` were four round trips between threads where one does — and on a busy machine
+//! each round trip waits for a CPU.
 
 use super::{Store, StoreError};
 use crate::load::stages::StageTimes;
 use siege_protocol::{Phase, Side};
-use sqlx::{QueryBuilder, Sqlite};
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
@@ -98,12 +105,39 @@ impl Writer {
     }
 }
 
+/// The writer's own connection, taken from the pool when first needed and after a failure.
+struct Link {
+    store: Store,
+    conn: Option<PoolConnection<Sqlite>>,
+}
+
+impl Link {
+    async fn conn(&mut self) -> Result<&mut SqliteConnection, StoreError> {
+        let conn = match self.conn.take() {
+            Some(c) => c,
+            None => self.store.pool().acquire().await?,
+        };
+        Ok(&mut **self.conn.insert(conn))
+    }
+
+    /// One transaction of `entries`; a failure gives the connection back to the pool (which
+    /// checks it before lending it again).
+    async fn write(&mut self, entries: &[&Entry]) -> Result<(), StoreError> {
+        let result = write(self.conn().await?, entries).await;
+        if result.is_err() {
+            self.conn = None;
+        }
+        result
+    }
+}
+
 async fn run(
     store: Store,
     mut rx: mpsc::Receiver<Msg>,
     max_batch: usize,
     stages: Option<Arc<StageTimes>>,
 ) {
+    let mut link = Link { store, conn: None };
     let mut batch = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
@@ -120,7 +154,7 @@ async fn run(
         }
         if !batch.is_empty() {
             let (n, started) = (batch.len(), Instant::now());
-            commit(&store, std::mem::take(&mut batch)).await;
+            commit(&mut link, std::mem::take(&mut batch)).await;
             if let Some(stages) = &stages {
                 stages.commit(n, started.elapsed());
             }
@@ -133,9 +167,9 @@ async fn run(
 }
 
 /// Commit a batch, answering every waiter.
-async fn commit(store: &Store, batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>) {
+async fn commit(link: &mut Link, batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>) {
     let entries: Vec<&Entry> = batch.iter().map(|(e, _)| e).collect();
-    match write(store, &entries).await {
+    match link.write(&entries).await {
         Ok(()) => {
             tracing::trace!(actions = batch.len(), "group commit");
             for (_, done) in batch {
@@ -145,7 +179,7 @@ async fn commit(store: &Store, batch: Vec<(Entry, oneshot::Sender<Result<(), Sto
         Err(e) if batch.len() > 1 => {
             tracing::warn!(error = %e, actions = batch.len(), "batch failed; retrying one by one");
             for (entry, done) in batch {
-                let _ = done.send(write(store, &[&entry]).await);
+                let _ = done.send(link.write(&[&entry]).await);
             }
         }
         Err(e) => {
@@ -164,8 +198,12 @@ async fn commit(store: &Store, batch: Vec<(Entry, oneshot::Sender<Result<(), Sto
 /// from the connection's statement cache. One statement per batch size would ask SQLite to
 /// compile a new 100-to-4,000-parameter statement for most batches: under load the batch size
 /// changes every time and the cache (100 statements) keeps losing them.
-async fn write(store: &Store, entries: &[&Entry]) -> Result<(), StoreError> {
-    let mut tx = store.pool().begin().await?;
+async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), StoreError> {
+    if entries.len() == chunk_len(entries.len()) && entries.iter().all(|e| e.finished.is_none()) {
+        // One statement is one transaction: committed (and synced) when it returns.
+        return insert(conn, entries).await;
+    }
+    let mut tx = conn.begin().await?;
     let mut rest = entries;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(chunk_len(rest.len()));
