@@ -118,6 +118,17 @@ pub fn movable(scn: &Scenario, st: &State, board: Option<&Board>, u: UnitId, pha
     !in_zoc
 }
 
+/// Whether any unit of the side moving may still be selected in this phase.
+pub fn anyone_movable(scn: &Scenario, st: &State) -> bool {
+    let phase = st.phase;
+    let side = mover(phase);
+    let board = (phase == Phase::AlliedReaction).then(|| Board::new(scn, st));
+    scn.counters
+        .counters
+        .iter()
+        .any(|c| c.side == side && movable(scn, st, board.as_ref(), c.id, phase))
+}
+
 /// Movement points the stack may still spend: the least allowance among the units that move
 /// on their own; artillery and civilians ride along (9, 15). `None` if nothing carries them.
 pub fn budget(scn: &Scenario, st: &State, group: &Group, phase: Phase) -> Option<u8> {
