@@ -1,0 +1,106 @@
+// Shared by the browser tests: Debian's chromium through playwright-core, pages that fail the
+// test on any console error or page error, small assertion helpers, and screenshots.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const SHOTS = path.join(here, 'screenshots');
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function launch() {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/** Every console error and page error of every page, with the page's name. */
+export const problems = [];
+
+/** A new context + page named `name` whose errors are collected. */
+export async function newPage(browser, name, viewport = { width: 1366, height: 800 }, opts = {}) {
+  const context = await browser.newContext({ viewport, ...opts });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${name}: console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${name}: page error: ${e.message}`));
+  page.name = name;
+  return page;
+}
+
+export async function shot(page, file) {
+  const p = path.join(SHOTS, file);
+  await page.screenshot({ path: p });
+  return p;
+}
+
+let passed = 0;
+let failed = 0;
+/** Run one named check; a failure is reported and counted, the run goes on. */
+export async function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    passed += 1;
+    console.log(`ok - ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    failed += 1;
+    console.log(`not ok - ${name}\n    ${String(e.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`);
+  }
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+/** Print the summary line and set the exit code; console/page errors fail the run. */
+export function finish() {
+  if (problems.length) {
+    failed += 1;
+    console.log(`not ok - no console or page errors\n    ${problems.join('\n    ')}`);
+  } else {
+    passed += 1;
+    console.log('ok - no console or page errors');
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+/** Click the centre of the hex `hex` on the map (in view or not: the map is fitted first). */
+export async function clickHex(page, hex) {
+  const pos = await page.evaluate((hex) => {
+    const col = Number(hex.slice(0, 2)), row = Number(hex.slice(2));
+    const R = 24, H = R * Math.sqrt(3), PAD = 14;
+    const x = PAD + R + 1.5 * R * (col - 1);
+    const y = PAD + H * (0.5 + row - 1 + (col % 2 === 0 ? 0.5 : 0));
+    const svg = document.getElementById('map');
+    const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+    const box = svg.getBoundingClientRect();
+    return { x: p.x, y: p.y, inside: p.x > box.left + 4 && p.x < box.right - 4 && p.y > box.top + 4 && p.y < box.bottom - 4 };
+  }, hex);
+  if (!pos.inside) throw new Error(`hex ${hex} is not on screen`);
+  await page.mouse.click(pos.x, pos.y);
+}
+
+/** Bring `hex` to the middle of the map at a comfortable zoom. */
+export async function centreOn(page, hex, scale = 1) {
+  await page.evaluate(([hex, scale]) => {
+    const col = Number(hex.slice(0, 2)), row = Number(hex.slice(2));
+    const R = 24, H = R * Math.sqrt(3), PAD = 14;
+    const x = PAD + R + 1.5 * R * (col - 1);
+    const y = PAD + H * (0.5 + row - 1 + (col % 2 === 0 ? 0.5 : 0));
+    const svg = document.getElementById('map');
+    const box = svg.getBoundingClientRect();
+    const w = box.width / scale, h = box.height / scale;
+    svg.setAttribute('viewBox', `${x - w / 2} ${y - h / 2} ${w} ${h}`);
+  }, [hex, scale]);
+}
