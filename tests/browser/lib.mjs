@@ -24,13 +24,22 @@ export async function launch() {
 
 /** Every console error and page error of every page, with the page's name. */
 export const problems = [];
+/** Things worth saying at the end that are not failures. */
+export const notes = new Set();
 
 /** A new context + page named `name` whose errors are collected. */
 export async function newPage(browser, name, viewport = { width: 1366, height: 800 }, opts = {}) {
   const context = await browser.newContext({ viewport, ...opts });
   const page = await context.newPage();
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${name}: console error: ${m.text()}`);
+    if (m.type() !== 'error') return;
+    // Until the analysis route (issue 8) exists, the LOS tool's request for a verdict is a 404
+    // that Chromium logs; the page handles it. Every other error fails the run.
+    if (/\/api\/analysis$/.test(m.location()?.url ?? '') && /404|405/.test(m.text())) {
+      notes.add('the server has no /api/analysis yet: the LOS verdict was not checked');
+      return;
+    }
+    problems.push(`${name}: console error: ${m.text()} ${m.location()?.url ?? ''}`);
   });
   page.on('pageerror', (e) => problems.push(`${name}: page error: ${e.message}`));
   page.name = name;
@@ -45,6 +54,14 @@ export async function shot(page, file) {
 
 let passed = 0;
 let failed = 0;
+let finished = false;
+// Node exits quietly when nothing is left to wait for; a run that ends before finish() failed.
+process.on('exit', () => {
+  if (!finished) {
+    console.log(`not ok - the run ended before its last check\n${passed} passed, ${failed + 1} failed`);
+    process.exitCode = 1;
+  }
+});
 /** Run one named check; a failure is reported and counted, the run goes on. */
 export async function check(name, fn) {
   const t0 = Date.now();
@@ -64,6 +81,7 @@ export function assert(cond, msg) {
 
 /** Print the summary line and set the exit code; console/page errors fail the run. */
 export function finish() {
+  finished = true;
   if (problems.length) {
     failed += 1;
     console.log(`not ok - no console or page errors\n    ${problems.join('\n    ')}`);
@@ -71,13 +89,14 @@ export function finish() {
     passed += 1;
     console.log('ok - no console or page errors');
   }
+  for (const n of notes) console.log(`# note: ${n}`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed ? 1 : 0;
 }
 
-/** Click the centre of the hex `hex` on the map (in view or not: the map is fitted first). */
-export async function clickHex(page, hex) {
-  const pos = await page.evaluate((hex) => {
+/** Where the centre of `hex` is on the screen, and whether that is inside the map. */
+export async function hexOnScreen(page, hex) {
+  return page.evaluate((hex) => {
     const col = Number(hex.slice(0, 2)), row = Number(hex.slice(2));
     const R = 24, H = R * Math.sqrt(3), PAD = 14;
     const x = PAD + R + 1.5 * R * (col - 1);
@@ -87,20 +106,11 @@ export async function clickHex(page, hex) {
     const box = svg.getBoundingClientRect();
     return { x: p.x, y: p.y, inside: p.x > box.left + 4 && p.x < box.right - 4 && p.y > box.top + 4 && p.y < box.bottom - 4 };
   }, hex);
-  if (!pos.inside) throw new Error(`hex ${hex} is not on screen`);
-  await page.mouse.click(pos.x, pos.y);
 }
 
-/** Bring `hex` to the middle of the map at a comfortable zoom. */
-export async function centreOn(page, hex, scale = 1) {
-  await page.evaluate(([hex, scale]) => {
-    const col = Number(hex.slice(0, 2)), row = Number(hex.slice(2));
-    const R = 24, H = R * Math.sqrt(3), PAD = 14;
-    const x = PAD + R + 1.5 * R * (col - 1);
-    const y = PAD + H * (0.5 + row - 1 + (col % 2 === 0 ? 0.5 : 0));
-    const svg = document.getElementById('map');
-    const box = svg.getBoundingClientRect();
-    const w = box.width / scale, h = box.height / scale;
-    svg.setAttribute('viewBox', `${x - w / 2} ${y - h / 2} ${w} ${h}`);
-  }, [hex, scale]);
+/** Click the centre of the hex `hex` on the map; it must be on screen. */
+export async function clickHex(page, hex) {
+  const pos = await hexOnScreen(page, hex);
+  if (!pos.inside) throw new Error(`hex ${hex} is not on screen`);
+  await page.mouse.click(pos.x, pos.y);
 }

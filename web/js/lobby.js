@@ -40,7 +40,8 @@ export class Lobby {
   }
 
   showCreated(g) {
-    const link = inviteLink(g.game_id);
+    // The server's invitation when it gives one (a path on this site), else the page's own.
+    const link = g.invite_url ? new URL(g.invite_url, location.href).href : inviteLink(g.game_id);
     const other = g.side === 'allied' ? 'Chinese' : 'Allied';
     const box = clear(byId('created'));
     box.hidden = false;

@@ -6,6 +6,7 @@
 //   #game=ID&token=T a seat link from another device: the token is stored, then dropped from the URL
 //   #watch=ID        spectate live
 //   #replay=ID       replay from the log
+// The server's invite and spectate URLs (`/?game=ID&join=SIDE`, `/?game=ID&watch`) are read too.
 
 import { byId, h, toast, copyText } from './dom.js';
 import { api } from './api.js';
@@ -17,6 +18,17 @@ import { seatFor, saveSeat, seatLink, inviteLink } from './seats.js';
 
 let current = null; // the screen's controllers, closed on navigation
 let navigation = 0; // bumped on each route, so a slow load for an old route is dropped
+
+/** The server's own links use a query (`/?game=ID&join=chinese`, `/?game=ID&watch`): turn them
+ *  into this page's fragments, so only one form is ever handled below. */
+function fromQuery() {
+  const q = new URLSearchParams(location.search);
+  const id = q.get('game');
+  if (!id) return;
+  const frag = q.has('join') ? `join=${encodeURIComponent(id)}` : q.has('watch') ? `watch=${encodeURIComponent(id)}`
+    : q.has('replay') ? `replay=${encodeURIComponent(id)}` : `game=${encodeURIComponent(id)}`;
+  history.replaceState(null, '', `${location.pathname}#${frag}`);
+}
 
 function route() {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -89,4 +101,5 @@ function topbarButtons(mode, gameId, seat) {
 }
 
 window.addEventListener('hashchange', route);
+fromQuery();
 route();

@@ -62,10 +62,11 @@ export function indexActions(actions, unitsById, board) {
     const unit = actionUnit(a);
     if (hex && board.hexes.has(hex)) push(byHex, hex, a);
     if (unit !== null && unitsById.has(unit)) push(byUnit, unit, a);
-    const onMap = (hex && board.hexes.has(hex)) || (unit !== null && unitsById.get(unit)?.hex);
-    // Panel buttons: actions with nothing to click on the map, and the ones a player expects
-    // as buttons even when they name a unit (a leader's use in the odds panel).
-    if (!onMap || BUTTON_FIRST.has(a.type)) buttons.push(a);
+    // Something to click: the hex on the map, or the unit (on the map, or in the tray of units
+    // off it). Panel buttons are for the rest, and for the ones a player expects as buttons even
+    // when they name a unit (a leader's use in the odds panel).
+    const clickable = (hex && board.hexes.has(hex)) || (unit !== null && unitsById.has(unit));
+    if (!clickable || BUTTON_FIRST.has(a.type)) buttons.push(a);
   }
   return { byHex, byUnit, buttons, fire, all: actions };
 }

@@ -42,11 +42,11 @@ export function renderStatus(el, view, you) {
     h('span', { class: 'vh', title: 'Primary victory hexes held by the Chinese, and needed at the end (21)' },
       ' · primary ', h('b', { text: `${v.primary_held ?? 0}/${v.primary_needed ?? 7}` })),
     v.civilians_lost ? h('span', { class: 'vh warn', text: ' · all civilians lost (15)' }) : null);
-  el.append(
+  el.append(...[
     h('div', { class: 'track-row' }, h('span', { class: 'track-label', text: 'Turn' }), turns),
     known ? h('div', { class: 'phase-row' }, phases) : null,
     h('div', { class: 'phase-title', text: `${view.phase_title}${view.step ? ` · ${view.step.replace(/_/g, ' ')}` : ''}` }),
-    turnLine, victory);
+    turnLine, victory].filter(Boolean));
 }
 
 /** The prompt in words, and whether it is for this player. */
@@ -141,7 +141,8 @@ export function renderOdds(el, view, unitName) {
     ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
     : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
   el.append(h('h3', { text: rep ? `Attack on ${(r.defenders ?? []).join(', ')}` : 'Last combat' }),
-    h('table', { class: 'odds-table' }, h('tbody', {}, rows)), rep ? legal : null);
+    h('table', { class: 'odds-table' }, h('tbody', {}, rows)));
+  if (rep) el.append(legal);
 }
 
 /** Units not on the map, by where they are, drawn as counters; those with an action are buttons. */
@@ -151,14 +152,16 @@ export function renderTray(el, units, index, onUnit) {
     ['unplaced', 'To set up'], ['off_map', 'Off the map'], ['eliminated', 'Eliminated'],
   ];
   let any = false;
+  const counts = [];
   for (const [status, title] of groups) {
     const list = pileOrder(units.filter((u) => u.status === status));
     if (!list.length) continue;
     any = true;
+    counts.push(`${list.length} ${title.toLowerCase()}`);
     const box = h('div', { class: 'tray-units' });
     for (const u of list) {
       const acts = index.byUnit.get(u.id) ?? [];
-      const chit = svg('svg', { viewBox: '-17 -17 34 34', width: 40, height: 40, 'aria-hidden': 'true' }, counter(u, 0, 0));
+      const chit = svg('svg', { viewBox: '-19 -19 38 38', width: 36, height: 36, 'aria-hidden': 'true' }, counter(u, 0, 0));
       const attrs = { class: `tray-unit${acts.length ? ' actionable' : ''}`, title: describeUnit(u), 'data-unit': u.id };
       box.append(acts.length
         ? h('button', { ...attrs, type: 'button', 'aria-label': describeUnit(u), onclick: () => onUnit(u, acts) }, chit)
@@ -166,7 +169,17 @@ export function renderTray(el, units, index, onUnit) {
     }
     el.append(h('div', { class: 'tray-group' }, h('h4', { text: `${title} (${list.length})` }), box));
   }
-  el.closest('details')?.toggleAttribute('hidden', !any);
+  const box = el.closest('details');
+  if (!box) return;
+  box.hidden = !any;
+  box.querySelector('summary').textContent = `Units off the map — ${counts.join(', ')}`;
+  // Open by itself when a unit there has something to do (setup, entry), and close again after.
+  const actionable = el.querySelector('button.tray-unit') ? 'true' : 'false';
+  if (actionable !== box.dataset.actionable) {
+    if (actionable === 'true') box.open = true;
+    else if (box.dataset.actionable === 'true') box.open = false;
+    box.dataset.actionable = actionable;
+  }
 }
 
 /** The end of the game, once the view carries a result. */

@@ -58,20 +58,20 @@ export class Replay {
       oninput: () => { clearTimeout(this.slideTimer); this.slideTimer = setTimeout(() => this.go(Number(this.slider.value)), 60); },
     });
     this.where = h('div', { class: 'replay-where', 'aria-live': 'polite' });
-    this.playBtn = btn('replay-play', '▶', 'Play', () => this.togglePlay());
+    this.playBtn = btn('replay-play', 'Play', 'Play', () => this.togglePlay());
     const jump = h('select', { id: 'replay-jump', 'aria-label': 'Jump to a turn or phase', onchange: () => { this.go(Number(jump.value)); } },
       h('option', { value: '', text: 'Jump to…', disabled: true, selected: true }),
       this.marks().map((m) => h('option', { value: m.pos, text: m.label })));
-    el.append(
+    el.append(...[
       h('div', { class: 'replay-title', text: 'Replay' }),
       h('div', { class: 'replay-buttons' },
-        btn('replay-first', '⏮', 'First', () => this.go(0)),
+        btn('replay-first', '|◀', 'First', () => this.go(0)),
         btn('replay-back', '◀', 'Step back', () => this.go(this.pos - 1)),
         this.playBtn,
-        btn('replay-forward', '▶▏', 'Step forward', () => this.go(this.pos + 1)),
-        btn('replay-last', '⏭', 'Last', () => this.go(n))),
+        btn('replay-forward', '▶', 'Step forward', () => this.go(this.pos + 1)),
+        btn('replay-last', '▶|', 'Last', () => this.go(n))),
       this.slider, this.where, jump,
-      this.commitment ? h('div', { class: 'seed', title: 'SHA-256 of the dice seed, published at creation', text: `Dice: ${this.seed ? `seed ${this.seed.slice(0, 16)}… ` : ''}commitment ${this.commitment.slice(0, 16)}…` }) : null);
+      this.commitment ? h('div', { class: 'seed', title: 'SHA-256 of the dice seed, published at creation', text: `Dice: ${this.seed ? `seed ${this.seed.slice(0, 16)}… ` : ''}commitment ${this.commitment.slice(0, 16)}…` }) : null].filter(Boolean));
   }
 
   async fetch(k) {
@@ -117,14 +117,14 @@ export class Replay {
       if (this.pos >= this.entries.length) this.stopPlay();
       else this.go(this.pos + 1);
     }, 700);
-    this.playBtn.textContent = '⏸';
+    this.playBtn.textContent = 'Pause';
     this.playBtn.title = 'Pause';
   }
 
   stopPlay() {
     clearInterval(this.playing);
     this.playing = null;
-    if (this.playBtn) { this.playBtn.textContent = '▶'; this.playBtn.title = 'Play'; }
+    if (this.playBtn) { this.playBtn.textContent = 'Play'; this.playBtn.title = 'Play'; }
   }
 
   key(e) {

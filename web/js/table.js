@@ -148,7 +148,10 @@ export class Table {
     for (const [hex, units] of this.byHex) {
       const [cx, cy] = centre(hex);
       const s = stack(units, cx, cy);
+      // Which units are here, also those under the top counters: for tests and tools.
       s.setAttribute('data-hex', hex);
+      s.setAttribute('data-units', units.map((u) => u.id).join(' '));
+      s.setAttribute('data-side', units[0].side);
       const acts = units.some((u) => this.index.byUnit.has(u.id))
         || (this.index.byHex.get(hex) ?? []).some((a) => a.type === 'select_stack');
       if (acts) s.classList.add('actionable');
@@ -275,7 +278,7 @@ export class Table {
 
   unitRow(u, acts) {
     return h('div', { class: 'menu-unit' },
-      svg('svg', { viewBox: '-17 -17 34 34', width: 46, height: 46, 'aria-hidden': 'true' }, counter(u, 0, 0)),
+      svg('svg', { viewBox: '-19 -19 38 38', width: 46, height: 46, 'aria-hidden': 'true' }, counter(u, 0, 0)),
       h('div', { class: 'menu-unit-body' },
         h('div', { class: 'menu-unit-name', text: describeUnit(u) }),
         acts.length ? h('div', { class: 'menu-actions' }, acts.map((a) => this.menuButton(a))) : null));

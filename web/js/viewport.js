@@ -81,11 +81,15 @@ export class Viewport {
     this.clampAndApply();
   }
 
-  /** Keep at least part of the board in view. */
+  /** Keep the board in view: centred when it is smaller than the view, else with no more than
+   *  a sliver of table showing past its edges. */
   clampAndApply() {
     const v = this.vb;
-    v.x = Math.min(Math.max(v.x, -v.w * 0.6), this.W - v.w * 0.4);
-    v.y = Math.min(Math.max(v.y, -v.h * 0.6), this.H - v.h * 0.4);
+    const clamp = (pos, size, total) => (size >= total
+      ? (total - size) / 2
+      : Math.min(Math.max(pos, -size * 0.12), total - size * 0.88));
+    v.x = clamp(v.x, v.w, this.W);
+    v.y = clamp(v.y, v.h, this.H);
     this.apply();
   }
 
