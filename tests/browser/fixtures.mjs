@@ -56,6 +56,33 @@ for (const name of names) {
   });
 }
 
+await check('a finished game shows its result', async () => {
+  const page = await newPage(browser, 'result');
+  await page.goto(`${mock.url}/#watch=demo-result`);
+  await page.waitForSelector('#result:not([hidden])');
+  const text = await page.textContent('#result');
+  assert(/victory/i.test(text), `result box says ${text}`);
+  await shot(page, 'fixture-result.png');
+  await page.context().close();
+});
+
+await check('action types the page does not know are still offered and sent unchanged', async () => {
+  const page = await newPage(browser, 'unknown');
+  await page.goto(`${mock.url}/#game=demo-unknown&token=t`);
+  await page.waitForSelector('#map .stack');
+  const terms = page.locator(`#actions .buttons button[data-action='{"type":"ask_for_terms","offer":3}']`);
+  assert(await terms.count() === 1, 'a button for ask_for_terms');
+  assert(/ask for terms/i.test(await terms.textContent()), `its label: ${await terms.textContent()}`);
+  const before = mock.received.length;
+  await terms.click();
+  await page.waitForTimeout(300);
+  const sent = mock.received.slice(before).map((r) => r.frame).filter((f) => f.type === 'action');
+  assert(sent.length === 1 && JSON.stringify(sent[0].action) === '{"type":"ask_for_terms","offer":3}', `sent ${JSON.stringify(sent)}`);
+  // The one with a hex is lit on the map and offered in that hex's menu.
+  assert(await page.locator('#map .hl[data-hex="1817"]').count() === 1, 'the parley hex is lit');
+  await page.context().close();
+});
+
 // The same table on a phone.
 await check('fixtures on a phone-sized screen', async () => {
   const page = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -15,7 +15,21 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 
 export function startMock({ port = 0, webDir = path.join(here, '../../web'), fixtures = process.env.SIEGE_FIXTURES ?? '/work/fixtures' } = {}) {
-  const read = (name) => JSON.parse(fs.readFileSync(path.join(fixtures, `${name}.json`), 'utf8'));
+  const readFile = (name) => JSON.parse(fs.readFileSync(path.join(fixtures, `${name}.json`), 'utf8'));
+  // Two made-up games on top of the recorded ones: a finished game with its result, and a
+  // state offering action types the page has never heard of (it must still offer them).
+  const read = (name) => {
+    if (name === 'demo-result') {
+      const f = readFile('state-AlliedCombat-combat--false');
+      const over = readFile('events-game_over').events[0];
+      return { ...f, legal_actions: [], view: { ...f.view, to_act: null, prompt: `Game over. ${over.text}`, result: { winner: over.winner, reason: over.reason, text: over.text } } };
+    }
+    if (name === 'demo-unknown') {
+      const f = readFile('state-AlliedCombat-combat--false');
+      return { ...f, legal_actions: [...f.legal_actions, { type: 'parley', hex: '1817' }, { type: 'ask_for_terms', offer: 3 }] };
+    }
+    return readFile(name);
+  };
   const received = [];
   const eventsFrames = fs.readdirSync(fixtures).filter((f) => f.startsWith('events-')).sort().map((f) => read(f.slice(0, -5)));
   const json = (res, code, body) => { res.writeHead(code, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };

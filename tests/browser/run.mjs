@@ -12,7 +12,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { launch, newPage, shot, check, assert, finish, here } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
-import { legal, seqOf, toAct, waitSeq, positions, act, take, distance, pick, prompt } from './drive.mjs';
+import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
 
 const t0 = Date.now();
 const server = new SiegeServer();
@@ -83,6 +83,29 @@ await check('lobby lists the game as being played', async () => {
 await check('Allied setup by clicks: default deployment, then end of setup; the others see it live', async () => {
   await allied.waitForFunction(() => document.body.dataset.toAct === 'allied');
   await shot(allied, '05-allied-setup.png');
+  // One unit placed by hand: pick it in the tray, click a hex of a lit area; the page sends
+  // choose_area, then place on that hex as soon as the server offers it.
+  const first = await allied.$eval('#tray-body button.tray-unit', (b) => Number(b.dataset.unit));
+  let seq = await seqOf(allied);
+  await allied.click(`#tray-body button.tray-unit[data-unit='${first}']`);
+  await waitSeq(allied, ++seq);
+  const areas = (await legal(allied)).filter((a) => a.type === 'choose_area');
+  assert(areas.length > 0, `no area to choose after selecting unit ${first}: ${await prompt(allied)}`);
+  const scenario = await (await fetch(`${base}/api/scenario`)).json();
+  const area = scenario.areas.find((a) => a.key === areas[0].area);
+  const spot = area.hexes.find((hex) => ['clear', 'building'].includes(scenario.hexes.find((x) => x.id === hex)?.terrain)) ?? area.hexes[0];
+  await clickOnMap(allied, spot);
+  await waitSeq(allied, ++seq);
+  await allied.waitForTimeout(300);
+  let placed = (await positions(allied)).find((s) => s.units.includes(first));
+  if (!placed) {
+    const place = pick(await legal(allied), 'place');
+    assert(place, `no place offered in ${area.name}: ${await prompt(allied)}`);
+    await act(allied, place);
+    placed = (await positions(allied)).find((s) => s.units.includes(first));
+  }
+  assert(placed, `unit ${first} was not placed`);
+  await shot(allied, '05b-allied-placed-one.png');
   let deployed = false;
   for (let i = 0; i < 5 && (await sideToAct()) === 'allied'; i++) {
     const l = await legal(allied);
@@ -146,9 +169,17 @@ async function decide(state) {
     else if (has('retreat')) a = has('retreat');
     if (!a) a = has('end_phase') ?? has('pass') ?? l[0];
     if (a.type === 'move') state.moving = false;
+  } else if (state.alliedSelected && has('move') && !state.alliedMoved) {
+    // ...then a lit destination.
+    a = l.filter((x) => x.type === 'move').sort((x, y) => y.mp - x.mp)[0];
+    state.alliedMoved = true;
+  } else if (/reaction/i.test(p) && !state.alliedSelected && has('select_stack')) {
+    // One Allied stack steps up in the reaction phase: click it...
+    a = has('select_stack');
+    state.alliedSelected = true;
   } else {
     a = has('lose_step') ?? has('retreat') ?? has('place_leader') ?? (has('set_leader_use') && has('resolve'))
-      ?? has('pass') ?? has('end_phase') ?? has('stop_retreat') ?? has('remove_unit') ?? l[0];
+      ?? has('pass') ?? has('end_phase') ?? has('stop') ?? has('stop_retreat') ?? has('remove_unit') ?? l[0];
   }
   if (state.shots && a.type === 'fire') { state.shots = false; await shot(page, '07-big-gun-fire.png'); }
   if (state.shotEntry && a.type === 'enter') { state.shotEntry = false; await shot(page, '08-chinese-entry.png'); }
@@ -210,6 +241,7 @@ await check('turn 1 by clicks: Big Gun aimed by arrows, Chinese entry and moves 
   }
   assert(state.entered >= 3, `the Chinese entered ${state.entered} units by clicking`);
   assert(state.moved >= 1, `the Chinese moved ${state.moved} units`);
+  assert(state.alliedMoved, 'an Allied stack moved in the reaction phase');
   const onAllied = (await positions(allied)).filter((s) => s.side === 'chinese').length;
   assert(onAllied >= 3, `the Allied page shows ${onAllied} Chinese stacks`);
   await shot(allied, '11-after-chinese-combat-allied-view.png');
@@ -292,7 +324,7 @@ await check('replay: step, slider and jump over the game, states from the server
   await p.waitForFunction((k) => document.body.dataset.replayPos === String(k), Math.floor(n / 2));
   const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent })));
   const combat = options.find((o) => /Chinese Combat/.test(o.t));
-  assert(combat, `no Chinese combat phase to jump to: ${options.map((o) => o.t).join(' | ')}`);
+  assert(combat, `no Chinese combat phase to jump to: ${options.map((o) => o.t).join(' | ')}; the log has ${n} entries, the last: ${JSON.stringify((await (await fetch(`${base}/api/games/${gameId}/log`)).json()).entries.slice(-3).map((e) => e.events.map((x) => x.text)))}`);
   await p.selectOption('#replay-jump', combat.v);
   await p.waitForFunction((k) => document.body.dataset.replayPos === k, combat.v);
   const later = await p.locator('#map .stack').count();
@@ -306,6 +338,21 @@ await check('the page on a phone: map above, panel below, the game drawn', async
   await p.goto(`${base}/#watch=${gameId}`);
   await p.waitForSelector('#map .stack');
   await shot(p, '17-phone.png');
+  // Two fingers spreading apart zoom in (touch pointers, as a phone's browser sends them).
+  const vb0 = await p.getAttribute('#map', 'viewBox');
+  await p.evaluate(() => {
+    const svg = document.getElementById('map');
+    const box = svg.getBoundingClientRect();
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    const ev = (type, id, x) => svg.dispatchEvent(new PointerEvent(type, { pointerId: id, pointerType: 'touch', clientX: x, clientY: cy, bubbles: true, isPrimary: id === 1 }));
+    ev('pointerdown', 1, cx - 20); ev('pointerdown', 2, cx + 20);
+    for (let d = 20; d <= 100; d += 10) { ev('pointermove', 1, cx - d); ev('pointermove', 2, cx + d); }
+    ev('pointerup', 1, cx - 100); ev('pointerup', 2, cx + 100);
+  });
+  const vb1 = await p.getAttribute('#map', 'viewBox');
+  const width = (vb) => Number(vb.split(' ')[2]);
+  assert(width(vb1) < width(vb0) / 2, `pinch zoomed from ${vb0} to ${vb1}`);
+  await shot(p, '18-phone-pinched.png');
   await p.context().close();
 });
 

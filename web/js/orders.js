@@ -76,6 +76,8 @@ export function drawTargets(layer, marks, index) {
   clear(layer);
   clear(marks);
   for (const [hex, acts] of index.byHex) {
+    // Selecting a stack is shown on its counters (a ring), not by lighting the hex.
+    if (acts.every((a) => a.type === 'select_stack')) continue;
     const [cx, cy] = centre(hex);
     const cls = hexClass(acts[0].type);
     layer.append(svg('polygon', { class: `hl ${cls}`, points: hexPoints(cx, cy, R * 0.96), 'data-hex': hex }));

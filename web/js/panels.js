@@ -108,6 +108,7 @@ function compass(fire, send, enabled) {
 
 /** The odds of the attack being declared, before the die (or the last combat, after it). */
 export function renderOdds(el, view, unitName) {
+  const wasOpen = el.querySelector('details.last-combat')?.open ?? false;
   clear(el);
   const d = view.declaration;
   const rep = d?.odds ?? null;
@@ -140,9 +141,20 @@ export function renderOdds(el, view, unitName) {
   const legal = r.legal
     ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
     : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
-  el.append(h('h3', { text: rep ? `Attack on ${(r.defenders ?? []).join(', ')}` : 'Last combat' }),
-    h('table', { class: 'odds-table' }, h('tbody', {}, rows)));
-  if (rep) el.append(legal);
+  const table = h('table', { class: 'odds-table' }, h('tbody', {}, rows));
+  if (rep) {
+    el.append(h('h3', { text: `Attack on ${(r.defenders ?? []).join(', ')}` }), table, legal);
+    return;
+  }
+  // The last combat folds to one line once it is old news; open while it is fresh.
+  const key = JSON.stringify(r);
+  const seenBefore = el.dataset.lastCombat !== undefined;
+  const fresh = key !== el.dataset.lastCombat && (seenBefore || /combat/.test(view.phase));
+  el.dataset.lastCombat = key;
+  const open = fresh || wasOpen;
+  el.append(h('details', { class: 'last-combat', open: open ? true : null },
+    h('summary', {}, h('b', { text: 'Last combat' }), ` — ${(r.defenders ?? []).join(', ')} at ${r.column}, rolled ${r.die ?? '–'}: `, h('b', { text: r.result ?? '' })),
+    table));
 }
 
 /** Units not on the map, by where they are, drawn as counters; those with an action are buttons. */
@@ -167,7 +179,11 @@ export function renderTray(el, units, index, onUnit) {
         ? h('button', { ...attrs, type: 'button', 'aria-label': describeUnit(u), onclick: () => onUnit(u, acts) }, chit)
         : h('span', attrs, chit));
     }
-    el.append(h('div', { class: 'tray-group' }, h('h4', { text: `${title} (${list.length})` }), box));
+    // A long list nobody has to pick from folds away (the Chinese waiting off the map).
+    const fold = list.length > 12 && !box.querySelector('button');
+    el.append(fold
+      ? h('details', { class: 'tray-group' }, h('summary', { text: `${title} (${list.length}): ${kinds(list)}` }), box)
+      : h('div', { class: 'tray-group' }, h('h4', { text: `${title} (${list.length})` }), box));
   }
   const box = el.closest('details');
   if (!box) return;
@@ -180,6 +196,13 @@ export function renderTray(el, units, index, onUnit) {
     else if (box.dataset.actionable === 'true') box.open = false;
     box.dataset.actionable = actionable;
   }
+}
+
+/** "40 boxer, 24 imperial": how many of each type. */
+function kinds(units) {
+  const n = new Map();
+  for (const u of units) n.set(u.type, (n.get(u.type) ?? 0) + 1);
+  return [...n].map(([t, k]) => `${k} ${t}`).join(', ');
 }
 
 /** The end of the game, once the view carries a result. */

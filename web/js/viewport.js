@@ -102,7 +102,9 @@ export class Viewport {
 
   down(e) {
     if (e.button !== undefined && e.button > 0) return;
-    this.svg.setPointerCapture?.(e.pointerId);
+    // Capture keeps a drag going when the pointer leaves the map; synthetic pointers cannot be
+    // captured, and that must not stop them.
+    try { this.svg.setPointerCapture(e.pointerId); } catch { /* not capturable */ }
     this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY });
     if (this.pointers.size === 1) this.moved = false;
     if (this.pointers.size === 2) { this.moved = true; this.pinch = this.pinchState(); }
