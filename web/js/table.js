@@ -2,11 +2,12 @@
 // drawn from one `state` (view + legal_actions). Live play, spectating and replay all draw
 // through here; only live play passes an `act` function, so the others are read-only.
 
-import { h, svg, clear, byId } from './dom.js';
+import { svg, clear, byId } from './dom.js';
 import { Board } from './map.js';
 import { Viewport } from './viewport.js';
 import { R, HEX_H, centre, hexPoints, hexAt } from './geometry.js';
-import { stack, counter, describeUnit, pileOrder } from './counters.js';
+import { stack, pileOrder } from './counters.js';
+import { HexMenu } from './menu.js';
 import { indexActions, drawTargets, drawFireArrows, firingGun, actionUnit } from './orders.js';
 import { actionLabel } from './labels.js';
 import { renderStatus, renderPrompt, renderButtons, renderOdds, renderTray, renderResult } from './panels.js';
@@ -31,13 +32,13 @@ export class Table {
     this.phaseNo = 0;
     this.waiting = false;
     this.los = new LosTool(this.board.layers.los, byId('los-box'), () => positionOf(this.state.view));
-    this.menu = byId('menu');
+    this.menu = new HexMenu(byId('menu'), this.labelOf, (a, hex) => this.send(a, hex));
     this.wireTools();
     const map = byId('map');
     map.addEventListener('pointermove', (e) => this.hover(e));
     map.addEventListener('pointerleave', () => { byId('hexinfo').textContent = ''; });
     this.onKey = (e) => { if (e.key === 'Escape') this.closeMenu(); };
-    this.onOutside = (e) => { if (!this.menu.hidden && !this.menu.contains(e.target)) this.closeMenu(); };
+    this.onOutside = (e) => { if (!this.menu.contains(e.target)) this.closeMenu(); };
     document.addEventListener('keydown', this.onKey);
     document.addEventListener('pointerdown', this.onOutside, true);
     this.startView();
@@ -258,58 +259,21 @@ export class Table {
     this.openMenu(hex, units, hexActs, clientX, clientY);
   }
 
-  /** The menu at a hex: its actions, then each unit of the stack drawn large with its own. */
+  /** The menu at a hex: its actions, then each unit of the stack with its own. */
   openMenu(hex, units, hexActs, clientX, clientY) {
-    const m = clear(this.menu);
-    m.append(h('div', { class: 'menu-head' },
-      h('span', { text: this.board.describe(hex) }),
-      h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => this.closeMenu(), text: '×' })));
-    // Actions aimed at this hex (move here, attack it, advance into it...), then the stack.
-    const hexOnly = hexActs;
-    if (hexOnly.length) {
-      m.append(h('div', { class: 'menu-actions' }, hexOnly.map((a) => this.menuButton(a, hex))));
-    }
-    for (const u of pileOrder(units)) {
-      const acts = (this.index.byUnit.get(u.id) ?? []).filter((a) => !hexOnly.includes(a));
-      m.append(this.unitRow(u, acts));
-    }
-    this.placeMenu(clientX, clientY);
-  }
-
-  unitRow(u, acts) {
-    return h('div', { class: 'menu-unit' },
-      svg('svg', { viewBox: '-19 -19 38 38', width: 46, height: 46, 'aria-hidden': 'true' }, counter(u, 0, 0)),
-      h('div', { class: 'menu-unit-body' },
-        h('div', { class: 'menu-unit-name', text: describeUnit(u) }),
-        acts.length ? h('div', { class: 'menu-actions' }, acts.map((a) => this.menuButton(a))) : null));
-  }
-
-  menuButton(a, hex) {
-    return h('button', { type: 'button', class: `act small act-${a.type}`, 'data-action': JSON.stringify(a), onclick: () => this.send(a, hex), text: this.labelOf(a) });
+    const unitActs = (u) => this.index.byUnit.get(u.id) ?? [];
+    this.menu.openAtHex(this.board.describe(hex), hexActs, pileOrder(units), unitActs, clientX, clientY, hex);
   }
 
   /** A unit in the tray (off the map): its one action at once, or a menu. */
   unitMenu(u, acts) {
     if (acts.length === 1) { this.send(acts[0]); return; }
-    const m = clear(this.menu);
-    m.append(h('div', { class: 'menu-head' }, h('span', { text: u.name }),
-      h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => this.closeMenu(), text: '×' })));
-    m.append(this.unitRow(u, acts));
     const r = document.querySelector(`.tray-unit[data-unit="${u.id}"]`)?.getBoundingClientRect();
-    this.placeMenu(r ? r.left : innerWidth / 2, r ? r.bottom : innerHeight / 2);
-  }
-
-  placeMenu(x, y) {
-    const m = this.menu;
-    m.hidden = false;
-    const w = m.offsetWidth, hgt = m.offsetHeight;
-    m.style.left = `${Math.max(6, Math.min(x + 12, innerWidth - w - 6))}px`;
-    m.style.top = `${Math.max(6, Math.min(y + 12, innerHeight - hgt - 6))}px`;
-    m.querySelector('button.act')?.focus({ preventScroll: true });
+    this.menu.openForUnit(u, acts, r ? r.left : innerWidth / 2, r ? r.bottom : innerHeight / 2);
   }
 
   closeMenu() {
-    this.menu.hidden = true;
+    this.menu.close();
   }
 
   // --- sending -----------------------------------------------------------------------------
