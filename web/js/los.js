@@ -79,7 +79,8 @@ export class LosTool {
       const a = res?.answers?.[0];
       if (!a || typeof a.clear !== 'boolean') throw new Error('no answer');
       this.draw(a);
-      this.say(a.clear ? `${from} → ${to}: line of sight is clear.` : `${from} → ${to}: blocked at ${a.blocked_at}.`, a.clear ? 'ok' : 'no');
+      const why = a.reason ? ` ${a.reason}` : '';
+      this.say(a.clear ? `${from} → ${to}: line of sight is clear.${why}` : `${from} → ${to}: blocked at ${a.blocked_at}.${why}`, a.clear ? 'ok' : 'no');
     } catch (e) {
       if (ticket !== this.asked) return;
       const missing = e.status === 404 || e.status === 405;
@@ -90,18 +91,28 @@ export class LosTool {
   }
 }
 
-/** The current view as an analysis position (issue 8): the units on the map, ruins and forts. */
+/** The phases a position may be in (4); a view between them (setup, end of turn) is asked about
+ *  as the nearest one, which does not change what blocks a line of sight. */
+const POSITION_PHASE = {
+  allied_setup: 'big_gun', chinese_setup: 'big_gun', chinese_entry: 'big_gun', end_of_turn: 'allied_combat', game_over: 'allied_combat',
+};
+
+/** The current view as an analysis position (issue 8): units on the map by type, nationality and
+ *  counter code, ruins, fortifications and who holds each victory hex. */
 export function positionOf(view) {
+  const control = {};
+  for (const v of view.victory?.hexes ?? []) if (v.side !== 'allied') control[v.hex] = v.side;
   return {
-    turn: view.turn,
-    phase: view.phase,
-    units: view.units.filter((u) => u.hex).map((u) => {
+    turn: Math.min(11, Math.max(1, view.turn)),
+    phase: POSITION_PHASE[view.phase] ?? view.phase,
+    units: view.units.filter((u) => u.status === 'on_map' && u.hex).map((u) => {
       const p = { ref: String(u.id), side: u.side, type: u.type, hex: u.hex, reduced: u.reduced };
       if (u.nationality) p.nationality = u.nationality;
-      if (u.type === 'leader') p.name = u.name;
+      if (['leader', 'artillery', 'doctor'].includes(u.type)) p.name = u.code;
       return p;
     }),
     ruins: view.ruins ?? [],
     fortifications: view.fortifications ?? [],
+    control,
   };
 }

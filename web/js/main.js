@@ -86,14 +86,23 @@ async function openTable(mode, gameId) {
   if (mode === 'play' && !seat) toast('You have no seat in this game in this browser: watching.', 'info');
   const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
   current.push(ctl);
-  api.game(gameId).then((g) => { byId('game-title').textContent = g.name ?? ''; }).catch(() => {});
-  topbarButtons(mode, gameId, seat);
+  topbarButtons(mode, gameId, seat, null);
+  api.game(gameId).then((g) => {
+    if (nav !== navigation) return;
+    byId('game-title').textContent = g.name ?? '';
+    topbarButtons(mode, gameId, seat, g);
+    if (seat && g.status === 'open') toast('Your opponent has not joined yet: send them the invite link (top right).');
+  }).catch(() => {});
 }
 
-function topbarButtons(mode, gameId, seat) {
+/** Links for this table; the invitation only while the game waits for its second player. */
+function topbarButtons(mode, gameId, seat, game) {
   const bar = byId('topbar-actions');
+  bar.replaceChildren();
+  if (seat && game?.status === 'open') {
+    bar.append(h('button', { type: 'button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)), text: 'Invite link' }));
+  }
   if (seat) {
-    bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)), text: 'Invite link' }));
     bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)), text: 'Seat link' }));
   }
   if (mode !== 'replay') bar.append(h('a', { class: 'button small quiet', href: `#replay=${encodeURIComponent(gameId)}`, text: 'Replay' }));
