@@ -72,6 +72,15 @@ await check('a third browser watches live', async () => {
   assert((await legal(watcher)).length === 0, 'a spectator is offered nothing');
 });
 
+await check('a wrong token is refused with a banner that offers to watch', async () => {
+  const p = await newPage(browser, 'wrong-token');
+  await p.goto(`${base}/#game=${gameId}&token=not-a-real-token`);
+  await p.waitForSelector('#banner:not([hidden]) a[href^="#watch="]', { timeout: 10_000 });
+  await p.click('#banner a');
+  await p.waitForFunction(() => document.body.dataset.you === 'spectator');
+  await p.context().close();
+});
+
 await check('lobby lists the game as being played', async () => {
   const p = await newPage(browser, 'lobby');
   await p.goto(`${base}/`);

@@ -2,7 +2,7 @@
 // move arrows, refusals to a toast, and a dropped socket to a banner while it resumes from its
 // seq. The log route fills in what happened before this page was opened.
 
-import { byId, toast } from './dom.js';
+import { byId, h, toast } from './dom.js';
 import { api } from './api.js';
 import { GameSocket } from './socket.js';
 import { GameLog } from './log.js';
@@ -93,10 +93,14 @@ export class LiveGame {
       banner.hidden = true;
     } else if (s === 'lost' || s === 'reconnecting') {
       banner.hidden = false;
-      banner.textContent = `Connection lost — reconnecting and resuming from move #${this.socket?.seq ?? 0}…`;
+      const seq = this.socket?.seq;
+      banner.textContent = seq === null || seq === undefined
+        ? 'The server cannot be reached — trying again…'
+        : `Connection lost — reconnecting and resuming from move #${seq}…`;
     } else if (s === 'closed') {
       banner.hidden = false;
-      banner.textContent = `The server refused this connection: ${detail ?? ''}`;
+      banner.replaceChildren(`The server refused this connection: ${detail ?? ''} `,
+        h('a', { href: `#watch=${encodeURIComponent(this.gameId)}`, text: 'Watch instead' }));
     }
   }
 

@@ -65,7 +65,7 @@ export class GameSocket {
       this.on.events(f);
     } else if (f.type === 'error') {
       // Refused before any state: the seat or game is not ours to have; do not hammer.
-      if (!this.gotState && ['bad_token', 'unauthorized', 'forbidden', 'not_found', 'invalid_token'].includes(f.code)) {
+      if (!this.gotState && ['bad_token', 'not_found', 'corrupt_log'].includes(f.code)) {
         this.fatal = f;
       }
       this.on.error(f);
