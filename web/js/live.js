@@ -6,7 +6,7 @@ import { byId, h, toast } from './dom.js';
 import { api } from './api.js';
 import { GameSocket } from './socket.js';
 import { GameLog } from './log.js';
-import { saveSeat } from './seats.js';
+import { saveSeat, forgetSeat } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 
 export class LiveGame {
@@ -98,6 +98,8 @@ export class LiveGame {
         ? 'The server cannot be reached — trying again…'
         : `Connection lost — reconnecting and resuming from move #${seq}…`;
     } else if (s === 'closed') {
+      // A token this game does not know is of no use: forget it, so the lobby stops offering it.
+      if (this.seat && this.socket?.fatal?.code === 'bad_token') forgetSeat(this.gameId);
       banner.hidden = false;
       banner.replaceChildren(`The server refused this connection: ${detail ?? ''} `,
         h('a', { href: `#watch=${encodeURIComponent(this.gameId)}`, text: 'Watch instead' }));
