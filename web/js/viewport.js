@@ -38,9 +38,8 @@ export class Viewport {
   apply() {
     const { x, y, w, h } = this.vb;
     this.svg.setAttribute('viewBox', `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
-    // Hex numbers and fine details only where they can be read.
-    const zoomedIn = this.W / w > 1.6;
-    this.svg.classList.toggle('zoomed-in', zoomedIn);
+    // Hex numbers only where they can be read: 7.4 map units tall, so from about 0.6 px a unit.
+    this.svg.classList.toggle('zoomed-out', 1 / this.unitsPerPixel() < 0.6);
   }
 
   /** Zoom by `factor` (>1 = closer) keeping the map point (px, py) where it is on screen. */
