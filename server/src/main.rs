@@ -29,6 +29,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Answer questions about a position: reads `{"position":…,"queries":[…]}` on stdin and
+    /// prints `{"answers":[…]}` (the analysis board; it never rolls dice).
+    Analyze,
     /// Render the map: `--svg FILE` writes a drawing, `--json` prints the map data.
     Map {
         /// Write the map as SVG to this file.
@@ -60,7 +63,33 @@ fn main() -> anyhow::Result<()> {
                     .with_context(|| format!("writing {}", path.display()))?;
             }
         }
+        Some(Command::Analyze) => analyze(&scenario)?,
         None => anyhow::bail!("the server is not built yet; try `siege simulate`"),
+    }
+    Ok(())
+}
+
+/// `siege analyze`: one request on stdin, one answer on stdout; exit 2 on a bad request.
+fn analyze(scenario: &Arc<Scenario>) -> anyhow::Result<()> {
+    use siege::rules::analysis::{self, AnalysisError, Request};
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).context("reading stdin")?;
+    let request: Request = match serde_json::from_str(&input) {
+        Ok(r) => r,
+        Err(e) => {
+            let body =
+                serde_json::json!({"error": {"code": "bad_request", "message": e.to_string()}});
+            println!("{body}");
+            std::process::exit(2);
+        }
+    };
+    match analysis::answer(scenario, &request) {
+        Ok(answers) => println!("{}", serde_json::json!({ "answers": answers })),
+        Err(AnalysisError::Position(e)) => {
+            let body = serde_json::json!({"error": {"code": "invalid_position", "message": e.message, "unit": e.unit, "rule": e.rule}});
+            println!("{body}");
+            std::process::exit(2);
+        }
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! every unit accounted for, always a legal action for the side to act — and counts what
 //! happened, so that a thousand games exercise every rule.
 
-use crate::bot;
+use crate::bot::Bot;
 use crate::rules::board::Board;
 use crate::rules::crt::CrtResult;
 use crate::rules::event::EventKind;
@@ -70,7 +70,7 @@ pub fn play_one(
     report: &mut Report,
 ) -> Game {
     let mut game = Game::new(scn.clone(), game_seed);
-    let mut rng = ChaCha8Rng::seed_from_u64(player_seed);
+    let mut bot = Bot::new(player_seed, scn.map.hospital().to_vec());
     let mut n: u64 = 0;
     while game.result().is_none() {
         let Some(side) = game.to_act() else {
@@ -79,7 +79,7 @@ pub fn play_one(
         };
         let legal = game.legal_actions(side);
         let phase = game.state().phase;
-        let Some(action) = bot::choose(&mut rng, phase, &legal).cloned() else {
+        let Some(action) = bot.choose(&game, &legal).cloned() else {
             violation(
                 report,
                 format!("no legal action for the {side} player in {phase:?}"),

@@ -105,3 +105,71 @@ pub fn prune(ctx: &mut Ctx<'_>) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::{Kit, hex};
+    use siege_protocol::Side;
+
+    #[test]
+    fn the_winner_advances_one_unit_into_the_vacated_hex_even_zoc_to_zoc_8_4() {
+        let mut kit = Kit::open();
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        // The vacated hex 1013 lies between two Allied units: it is in their ZOC, as is 1012.
+        kit.put("gb1", hex("1014"));
+        kit.put("gb2", hex("1112"));
+        assert!(kit.board().in_zoc_of(Side::Allied, hex("1012")));
+        kit.run(|ctx| push(ctx, Side::Chinese, vec![bx], vec![hex("1013")]));
+        let Some(Pending::Advance { units, hexes, .. }) = kit.st.pending.first().cloned() else {
+            panic!()
+        };
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, &units, &hexes, &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Action::Advance {
+                    unit: bx,
+                    to: hex("1013")
+                },
+                Action::Pass
+            ]
+        );
+        kit.run(|ctx| {
+            apply(
+                ctx,
+                &Action::Advance {
+                    unit: bx,
+                    to: hex("1013"),
+                },
+            )
+        });
+        assert_eq!(kit.st.unit(bx).loc, Loc::Map(hex("1013")));
+        assert!(kit.st.pending.is_empty(), "only one unit advances");
+    }
+
+    #[test]
+    fn the_allies_advance_only_if_a_leader_took_part_8_4() {
+        let mut kit = Kit::open();
+        let gb = kit.put("gb1", hex("1012"));
+        kit.run(|ctx| push(ctx, Side::Allied, vec![gb], vec![hex("1013")]));
+        assert!(kit.st.pending.is_empty());
+        let myers = kit.put("myers", hex("1012"));
+        kit.run(|ctx| push(ctx, Side::Allied, vec![gb, myers], vec![hex("1013")]));
+        assert_eq!(kit.st.pending.len(), 1);
+    }
+
+    #[test]
+    fn no_advance_into_a_hex_that_is_not_empty_8_4() {
+        let mut kit = Kit::open();
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        kit.put("gb1", hex("1013"));
+        kit.run(|ctx| {
+            push(ctx, Side::Chinese, vec![bx], vec![hex("1013")]);
+            while prune(ctx) {}
+        });
+        assert!(kit.st.pending.is_empty());
+    }
+}

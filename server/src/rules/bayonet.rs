@@ -8,7 +8,7 @@
 
 use super::action::Action;
 use super::board::Board;
-use super::combat::{self, Declaration};
+use super::combat::Declaration;
 use super::event::EventKind;
 use super::game::Ctx;
 use super::hex::Hex;
@@ -61,7 +61,7 @@ pub fn charges(scn: &Scenario, st: &State, g: &Group) -> Vec<(Hex, u8, Hex)> {
         .min()
         .unwrap_or(0);
     let board = Board::new(scn, st);
-    let reach = movement::reach(scn, st, &board, Side::Allied, g.hex, budget);
+    let reach = movement::reach(scn, &board, Side::Allied, g.hex, budget);
     let mut out: Vec<(Hex, u8, Hex)> = Vec::new();
     for x in Hex::all().filter(|h| reach.cost[h.index()] != u8::MAX) {
         if x != g.hex && stacking::fits(&board, Side::Allied, x, points, 0).is_err() {
@@ -155,12 +155,12 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
             }
         }
         Action::UnselectUnit { unit } => {
-            if let Step::Bayonet { group } = &mut ctx.st.step {
-                if let Some(g) = group {
-                    g.units.retain(|u| u != unit);
-                    if g.units.is_empty() {
-                        *group = None;
-                    }
+            if let Step::Bayonet { group } = &mut ctx.st.step
+                && let Some(g) = group
+            {
+                g.units.retain(|u| u != unit);
+                if g.units.is_empty() {
+                    *group = None;
                 }
             }
         }
@@ -190,7 +190,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
             .map(|u| ctx.scn.counters.get(*u).movement / 2)
             .min()
             .unwrap_or(0);
-        let reach = movement::reach(ctx.scn, ctx.st, &board, Side::Allied, g.hex, budget);
+        let reach = movement::reach(ctx.scn, &board, Side::Allied, g.hex, budget);
         let cost = reach.cost[from.index()];
         let path = reach.path(from);
         for &u in &g.units {
@@ -220,7 +220,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
         charge_from: Some(from),
         ..Declaration::new(Side::Allied, target)
     });
-    combat::resolve(ctx);
+    super::resolution::resolve(ctx);
 }
 
 /// After a charge: the chargers take the hex if the defender is gone, else stay put (R6).
@@ -258,4 +258,100 @@ pub fn occupy(ctx: &mut Ctx<'_>) -> bool {
     );
     super::victory::enter(ctx, side, hex);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::action::Action;
+    use crate::rules::testkit::Kit;
+    use siege_protocol::Phase;
+
+    /// A leader and a unit that did not move, two hexes from a Boxer stack in the open.
+    fn charge_kit() -> (Kit, Hex, Hex, UnitId, UnitId) {
+        let mut kit = Kit::open();
+        let h = kit.some_clear_hex();
+        let gb = kit.put("gb1", h);
+        let myers = kit.put("myers", h);
+        let target = kit.hex_at_distance(h, 2);
+        kit.place(UnitKind::Boxer, Side::Chinese, target);
+        kit.st.turn = 2;
+        kit.st.phase = Phase::AlliedCombat;
+        kit.st.step = Step::Bayonet {
+            group: Some(Group {
+                units: vec![gb, myers],
+                hex: h,
+                spent: 0,
+                started: false,
+                halted: false,
+            }),
+        };
+        (kit, h, target, gb, myers)
+    }
+
+    #[test]
+    fn a_leader_and_unmoved_units_may_charge_within_half_their_allowance_8_1_3() {
+        let (kit, h, target, gb, myers) = charge_kit();
+        let Step::Bayonet { group: Some(g) } = &kit.st.step else {
+            panic!()
+        };
+        let found = charges(&kit.scn, &kit.st, g);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (t, mp, from) = found[0];
+        assert_eq!(t, target);
+        assert_eq!(mp, 2);
+        assert_eq!(from, kit.hex_at_distance(h, 1));
+        // Without the leader there is no charge.
+        let alone = Group {
+            units: vec![gb],
+            ..g.clone()
+        };
+        assert!(charges(&kit.scn, &kit.st, &alone).is_empty());
+        let _ = myers;
+    }
+
+    #[test]
+    fn units_that_moved_in_the_movement_phase_may_not_charge_8_1_3() {
+        let (mut kit, _, _, gb, _) = charge_kit();
+        assert!(can_charge(&kit.scn, &kit.st, gb));
+        kit.st.unit_mut(gb).marks.moved_full = true;
+        assert!(!can_charge(&kit.scn, &kit.st, gb));
+    }
+
+    #[test]
+    fn no_more_than_15_points_charge_a_turn_8_1_3() {
+        let (mut kit, _, _, _, _) = charge_kit();
+        kit.st.charge_points = 11;
+        let Step::Bayonet { group: Some(g) } = &kit.st.step else {
+            panic!()
+        };
+        assert!(
+            charges(&kit.scn, &kit.st, g).is_empty(),
+            "4 + 1 more would make 16"
+        );
+    }
+
+    #[test]
+    fn a_charge_is_quadrupled_without_leader_modifier_or_advance_8_1_3() {
+        let (mut kit, _, target, gb, myers) = charge_kit();
+        let events = kit.run(|ctx| apply(ctx, &Action::Charge { hex: target, mp: 2 }));
+        let report = events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::Combat { report } => Some(report.clone()),
+                _ => None,
+            })
+            .expect("the charge is resolved at once");
+        assert!(report.bayonet);
+        assert_eq!(report.attack, (4 + 1) * 4);
+        assert_eq!(report.modifier, 0);
+        assert!(
+            kit.st
+                .pending
+                .iter()
+                .all(|p| !matches!(p, Pending::Advance { .. }))
+        );
+        assert!(kit.st.unit(gb).marks.attacked && kit.st.unit(myers).marks.attacked);
+        assert_eq!(kit.st.charge_points, 5);
+    }
 }

@@ -9,19 +9,15 @@
 
 use super::action::Action;
 use super::board::Board;
-use super::crt::{self, CrtResult, Odds};
-use super::defence;
-use super::event::EventKind;
 use super::game::{Ctx, names};
 use super::hex::Hex;
 use super::leaders::LeaderUse;
 use super::los;
 use super::pending::Pending;
-use super::report::CombatReport;
 use super::scenario::Scenario;
 use super::state::State;
 use super::units::{UnitId, UnitKind};
-use super::{advance, retreat, steps, zoc};
+use super::zoc;
 use serde::{Deserialize, Serialize};
 use siege_protocol::Side;
 
@@ -203,37 +199,64 @@ fn artillery_ok(scn: &Scenario, st: &State, board: &Board, d: &Declaration, a: U
         })
 }
 
-/// Whether some unit of `side` is placed to attack `defenders` as a group (adjacent to all, or
-/// in range and sight of all). A unit in enemy ZOC may need more defending hexes added before
-/// it can join (8.1.2), so this does not ask that.
+/// The hexes holding a unit of `side` that could still attack (a combat unit that has not
+/// attacked this phase and did not fail a recovery roll), each with whether it lies in an
+/// enemy ZOC (no ranged fire from there, 8.2).
+fn attacker_hexes(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<(Hex, bool)> {
+    let mut out: Vec<(Hex, bool)> = Vec::new();
+    for c in scn.counters.counters.iter() {
+        if c.side != side || c.kind == UnitKind::Leader || !c.kind.is_combat_unit() {
+            continue;
+        }
+        let u = st.unit(c.id);
+        let Some(h) = u.hex() else { continue };
+        if u.marks.attacked || u.marks.recovery_failed || out.iter().any(|(x, _)| *x == h) {
+            continue;
+        }
+        out.push((h, board.in_zoc_of(side.other(), h)));
+    }
+    out
+}
+
+/// Whether a unit in one of `from` is placed to attack `defenders` as a group (adjacent to all,
+/// or in range and sight of all). A unit in enemy ZOC may need more defending hexes added
+/// before it can join (8.1.2), so this does not ask that.
 fn anyone_can_attack(
     scn: &Scenario,
     st: &State,
     board: &Board,
     side: Side,
+    from: &[(Hex, bool)],
     defenders: &[Hex],
 ) -> bool {
-    scn.counters.counters.iter().any(|c| {
-        c.side == side
-            && c.kind != UnitKind::Leader
-            && mode(scn, st, board, side, c.id, defenders).is_some()
+    let r = range(side);
+    from.iter().any(|(a, in_zoc)| {
+        defenders.iter().all(|d| a.is_adjacent(*d))
+            || (!in_zoc
+                && defenders.iter().all(|d| {
+                    (2..=r).contains(&a.distance(*d)) && los::line_of_sight(scn, st, board, *a, *d).clear
+                }))
     })
 }
 
-/// Enemy hexes that can be attacked now.
-fn targets(scn: &Scenario, st: &State, board: &Board, side: Side) -> Vec<Hex> {
-    let mut hexes: Vec<Hex> = scn
-        .counters
-        .counters
-        .iter()
-        .filter(|c| c.side == side.other())
-        .filter_map(|c| st.unit(c.id).hex())
-        .collect();
+/// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
+fn targets(scn: &Scenario, st: &State, board: &Board, side: Side, from: &[(Hex, bool)]) -> Vec<Hex> {
+    let mut hexes: Vec<Hex> = Vec::new();
+    let mut defended: Vec<Hex> = Vec::new();
+    for c in scn.counters.counters.iter().filter(|c| c.side == side.other()) {
+        let u = st.unit(c.id);
+        if let Some(h) = u.hex() {
+            hexes.push(h);
+            if u.marks.defended {
+                defended.push(h);
+            }
+        }
+    }
     hexes.sort();
     hexes.dedup();
     hexes
         .into_iter()
-        .filter(|h| !defended(st, *h) && anyone_can_attack(scn, st, board, side, &[*h]))
+        .filter(|h| !defended.contains(h) && anyone_can_attack(scn, st, board, side, from, &[*h]))
         .collect()
 }
 
@@ -242,7 +265,8 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let board = Board::new(scn, st);
     let side = phasing(st);
     let Some(d) = &st.declaration else {
-        for hex in targets(scn, st, &board, side) {
+        let from = attacker_hexes(scn, st, &board, side);
+        for hex in targets(scn, st, &board, side, &from) {
             out.push(Action::Attack { hex });
         }
         if obligations(scn, st, &board, side).is_empty() {
@@ -261,11 +285,12 @@ fn declaration_legal(
     out: &mut Vec<Action>,
 ) {
     if d.attackers.is_empty() && d.charge_from.is_none() {
-        for hex in targets(scn, st, board, d.side) {
+        let from = attacker_hexes(scn, st, board, d.side);
+        for hex in targets(scn, st, board, d.side, &from) {
             let mut more = d.defenders.clone();
             if !more.contains(&hex) {
                 more.push(hex);
-                if anyone_can_attack(scn, st, board, d.side, &more) {
+                if anyone_can_attack(scn, st, board, d.side, &from, &more) {
                     out.push(Action::AddDefender { hex });
                 }
             }
@@ -294,7 +319,7 @@ fn declaration_legal(
         }
         leader_use_legal(scn, d, &d.attackers, out);
     }
-    if report(scn, st, d).legal {
+    if super::report::compute(scn, st, d).legal {
         out.push(Action::Resolve);
     }
     if d.charge_from.is_none() {
@@ -331,154 +356,11 @@ pub fn defending_units(st: &State, d: &Declaration) -> Vec<UnitId> {
         .collect()
 }
 
-fn defending_leaders(scn: &Scenario, st: &State, d: &Declaration) -> Vec<UnitId> {
+pub(crate) fn defending_leaders(scn: &Scenario, st: &State, d: &Declaration) -> Vec<UnitId> {
     defending_units(st, d)
         .into_iter()
         .filter(|u| scn.counters.get(*u).kind == UnitKind::Leader)
         .collect()
-}
-
-/// Every number of the declared combat, before the roll (8.2, 9, 11.1, 18).
-pub fn report(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
-    let board = Board::new(scn, st);
-    let mut adjacent = Vec::new();
-    let mut ranged = Vec::new();
-    let mut attack: u32 = 0;
-    let mut parts: Vec<String> = Vec::new();
-    let charge = d.charge_from.is_some();
-    for &u in &d.attackers {
-        let c = scn.counters.get(u);
-        let us = st.unit(u);
-        let at = if charge { d.charge_from } else { us.hex() };
-        let is_adjacent =
-            charge || at.is_some_and(|h| d.defenders.iter().all(|t| h.is_adjacent(*t)));
-        if is_adjacent {
-            adjacent.push(u)
-        } else {
-            ranged.push(u)
-        }
-        let base = if c.kind == UnitKind::Leader {
-            if d.use_of(u) == LeaderUse::Strength || charge {
-                1
-            } else {
-                0
-            }
-        } else {
-            u32::from(c.strength_when(us.reduced))
-        };
-        let s = if charge { base * 4 } else { base };
-        if s > 0 {
-            let how = if !is_adjacent { " ranged" } else { "" };
-            parts.push(format!("{} {s}{how}", c.name));
-        }
-        attack += s;
-    }
-    let attack_detail = if charge {
-        format!(
-            "{} (quadrupled in a bayonet charge, 8.1.3)",
-            parts.join(" + ")
-        )
-    } else {
-        parts.join(" + ")
-    };
-    let attacker_hexes: Vec<Hex> = match d.charge_from {
-        Some(h) => vec![h],
-        None => {
-            let mut v: Vec<Hex> = d
-                .attackers
-                .iter()
-                .filter_map(|u| st.unit(*u).hex())
-                .collect();
-            v.sort();
-            v.dedup();
-            v
-        }
-    };
-    let mut defence_base: u32 = 0;
-    let mut defence: u32 = 0;
-    let mut terrains = Vec::new();
-    let mut reasons = Vec::new();
-    let mut best_mult = 1;
-    for &h in &d.defenders {
-        let mut base: u32 = 0;
-        for u in st.units_at(h) {
-            let c = scn.counters.get(u);
-            base += match c.kind {
-                UnitKind::Leader if d.use_of(u) == LeaderUse::Strength => 1,
-                UnitKind::Leader | UnitKind::Artillery | UnitKind::Doctor => 0,
-                UnitKind::Civilian if board.at(h).manned => 1,
-                UnitKind::Civilian => 0,
-                _ => u32::from(c.strength_when(st.unit(u).reduced)),
-            };
-        }
-        let effect = defence::effect(scn, st, h, &attacker_hexes);
-        defence_base += base;
-        defence += base * effect.multiplier;
-        best_mult = best_mult.max(effect.multiplier);
-        terrains.push(format!("{h} {} ×{}", effect.terrain, effect.multiplier));
-        reasons.push(effect.reason);
-    }
-    let raw = crt::odds(attack, defence);
-    let shift: u8 = d.artillery.iter().map(|a| scn.counters.get(*a).bonus).sum();
-    let column = crt::shift(raw, shift);
-    let allied_attack_mod = d.side == Side::Allied
-        && !charge
-        && !adjacent.is_empty()
-        && d.attackers.iter().any(|u| {
-            scn.counters.get(*u).kind == UnitKind::Leader && d.use_of(*u) == LeaderUse::Modifier
-        });
-    let allied_defence_mod = d.side == Side::Chinese
-        && defending_leaders(scn, st, d)
-            .iter()
-            .any(|l| d.use_of(*l) == LeaderUse::Modifier);
-    let modifier: i8 = if allied_attack_mod {
-        1
-    } else if allied_defence_mod {
-        -1
-    } else {
-        0
-    };
-    let mut why_not = None;
-    let has_unit = d
-        .attackers
-        .iter()
-        .any(|u| scn.counters.get(*u).kind != UnitKind::Leader);
-    let forced = d.attackers.iter().any(|u| {
-        st.unit(*u)
-            .hex()
-            .is_some_and(|h| !zoc_targets(scn, st, &board, d.side, h).is_empty())
-    });
-    if !has_unit {
-        why_not = Some("add an attacking unit: leaders never attack alone (7, 11.1)".to_string());
-    } else if raw == Odds::BelowOneToThree && !forced {
-        why_not = Some(format!(
-            "{attack} against {defence} is below 1-3: no attack may be made at such odds unless forced (8.1.2)"
-        ));
-    }
-    CombatReport {
-        attacker: d.side,
-        defenders: d.defenders.clone(),
-        adjacent,
-        ranged,
-        artillery: d.artillery.clone(),
-        bayonet: charge,
-        attack,
-        attack_detail,
-        defence_base,
-        terrain: terrains.join(", "),
-        multiplier: best_mult,
-        terrain_reason: reasons.join("; "),
-        defence,
-        odds: scn.crt.column_name(raw).to_string(),
-        shift,
-        column: scn.crt.column_name(column).to_string(),
-        modifier,
-        legal: why_not.is_none(),
-        why_not,
-        die: None,
-        modified: None,
-        result: None,
-    }
 }
 
 /// Apply a combat-step action (already known to be legal).
@@ -543,7 +425,7 @@ fn request_resolution(ctx: &mut Ctx<'_>) {
         ctx.st.pending.push(Pending::DefenderLeaders);
         return;
     }
-    resolve(ctx);
+    super::resolution::resolve(ctx);
 }
 
 /// The Allied defender's choices for his leaders before a Chinese attack is rolled.
@@ -567,215 +449,9 @@ pub fn defender_leaders_apply(ctx: &mut Ctx<'_>, action: &Action) {
             d.defender_leaders_chosen = true;
             ctx.st.declaration = Some(d);
             ctx.st.pending.remove(0);
-            resolve(ctx);
+            super::resolution::resolve(ctx);
         }
         _ => ctx.st.declaration = Some(d),
-    }
-}
-
-/// Roll the die and apply the result of the declared combat (8.2).
-pub fn resolve(ctx: &mut Ctx<'_>) {
-    let Some(d) = ctx.st.declaration.take() else {
-        return;
-    };
-    let mut rep = report(ctx.scn, ctx.st, &d);
-    let die = ctx.roll();
-    let modified = (i16::from(die) + i16::from(rep.modifier)).clamp(1, 6) as u8;
-    let raw = crt::odds(rep.attack, rep.defence);
-    let column = crt::shift(raw, rep.shift);
-    let result = ctx.scn.crt.result(column, modified as i8);
-    rep.die = Some(die);
-    rep.modified = Some(modified);
-    rep.result = Some(result);
-    for &u in d.attackers.iter().chain(&d.artillery) {
-        ctx.st.unit_mut(u).marks.attacked = true;
-    }
-    let defenders = defending_units(ctx.st, &d);
-    for &u in &defenders {
-        ctx.st.unit_mut(u).marks.defended = true;
-    }
-    let text = describe(ctx.scn, &rep, &d);
-    ctx.st.last_combat = Some(rep.clone());
-    ctx.emit(
-        EventKind::Combat {
-            report: Box::new(rep.clone()),
-        },
-        text,
-    );
-    apply_result(ctx, &d, &rep, result, defenders);
-}
-
-/// The combat in words, every number checkable (8.2).
-fn describe(scn: &Scenario, r: &CombatReport, d: &Declaration) -> String {
-    let who = names(scn, &d.attackers);
-    let targets: Vec<String> = d.defenders.iter().map(Hex::to_string).collect();
-    let verb = if r.bayonet {
-        "charge with the bayonet into"
-    } else if r.adjacent.is_empty() {
-        "fire on"
-    } else {
-        "attack"
-    };
-    let mut s = format!(
-        "{who} {verb} {}: attack {} ({}) against defence {} ({}; {}) = {}",
-        targets.join(" and "),
-        r.attack,
-        r.attack_detail,
-        r.defence,
-        r.terrain,
-        r.terrain_reason,
-        r.odds
-    );
-    if r.shift > 0 {
-        let guns = names(scn, &r.artillery);
-        s.push_str(&format!(", artillery {guns} +{} → {}", r.shift, r.column));
-    }
-    if let (Some(die), Some(m), Some(res)) = (r.die, r.modified, r.result) {
-        match r.modifier {
-            0 => s.push_str(&format!(", rolled {die}: {res}")),
-            k => s.push_str(&format!(", rolled {die} {k:+} (leader, 11.1) = {m}: {res}")),
-        }
-    }
-    if r.odds == "below 1-3" {
-        s.push_str(" (automatic AE below 1-3, 8.1.2)");
-    }
-    s
-}
-
-/// Apply a CRT result (8.2; R6): losses with the owner's choice, retreats, then the advance.
-fn apply_result(
-    ctx: &mut Ctx<'_>,
-    d: &Declaration,
-    rep: &CombatReport,
-    result: CrtResult,
-    defenders: Vec<UnitId>,
-) {
-    let attacker = d.side;
-    let defender = attacker.other();
-    let adjacent: Vec<UnitId> = rep.adjacent.clone();
-    let fighters: Vec<UnitId> = adjacent
-        .iter()
-        .copied()
-        .filter(|u| ctx.scn.counters.get(*u).kind != UnitKind::Leader)
-        .collect();
-    let charge = d.charge_from.is_some();
-    let cause = format!(
-        "{result} at {}",
-        d.defenders
-            .iter()
-            .map(Hex::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    );
-    match result {
-        CrtResult::AR => retreat_attackers(ctx, d, &adjacent),
-        CrtResult::AL1 => {
-            let cands = steps::candidates(ctx.scn, ctx.st, &fighters);
-            steps::push_loss(ctx, attacker, cands, 1, 0, &cause);
-            retreat_attackers(ctx, d, &adjacent);
-        }
-        CrtResult::AE => {
-            for &u in &fighters {
-                steps::eliminate(ctx, u, &cause);
-            }
-        }
-        CrtResult::DR => retreat_defenders(ctx, d, defender),
-        CrtResult::DL1 => {
-            let cands = steps::candidates(ctx.scn, ctx.st, &defenders);
-            steps::push_loss(ctx, defender, cands, 1, 0, &cause);
-            retreat_defenders(ctx, d, defender);
-        }
-        CrtResult::DE | CrtResult::EX => {
-            eliminate_defenders(ctx, &defenders, &cause);
-            if result == CrtResult::EX {
-                let points = u8::try_from(rep.defence_base).unwrap_or(u8::MAX).max(1);
-                let cands = steps::candidates(ctx.scn, ctx.st, &fighters);
-                let cause = format!("EX: at least {points} strength points (8.2, R6)");
-                steps::push_loss(ctx, attacker, cands, 0, points, &cause);
-            }
-        }
-    }
-    if charge {
-        // The chargers take the hex if the defender is gone, else stay where they charged from (R6).
-        ctx.st.pending.push(Pending::Occupy {
-            side: attacker,
-            units: d.attackers.clone(),
-            hex: d.defenders[0],
-        });
-    } else {
-        match result {
-            CrtResult::DR | CrtResult::DL1 => {
-                advance::push(ctx, attacker, adjacent.clone(), d.defenders.clone())
-            }
-            CrtResult::AR | CrtResult::AL1 => {
-                let hexes: Vec<Hex> = adjacent
-                    .iter()
-                    .filter_map(|u| ctx.st.unit(*u).hex())
-                    .collect();
-                advance::push(ctx, defender, defenders, hexes);
-            }
-            _ => {}
-        }
-    }
-    if adjacent.is_empty() && matches!(result, CrtResult::AR | CrtResult::AL1 | CrtResult::AE) {
-        ctx.emit(
-            EventKind::Skipped {
-                phase: ctx.st.phase,
-                step: "adverse_result".into(),
-            },
-            "Ranged fire alone takes no adverse result (8.1.1)".into(),
-        );
-    }
-}
-
-fn retreat_attackers(ctx: &mut Ctx<'_>, d: &Declaration, adjacent: &[UnitId]) {
-    let mut hexes: Vec<Hex> = adjacent
-        .iter()
-        .filter_map(|u| ctx.st.unit(*u).hex())
-        .collect();
-    hexes.sort();
-    hexes.dedup();
-    for h in hexes {
-        let units: Vec<UnitId> = adjacent
-            .iter()
-            .copied()
-            .filter(|u| ctx.st.unit(*u).hex() == Some(h))
-            .collect();
-        retreat::push(ctx, d.side, units, h);
-    }
-}
-
-fn retreat_defenders(ctx: &mut Ctx<'_>, d: &Declaration, defender: Side) {
-    for &h in &d.defenders {
-        let units: Vec<UnitId> = ctx.st.units_at(h).collect();
-        retreat::push(ctx, defender, units, h);
-    }
-}
-
-/// DE and the defender's half of EX: every defending unit is eliminated; leaders stacked with
-/// combat units go to the nearest friendly unit instead, leaders alone are eliminated (11.1).
-fn eliminate_defenders(ctx: &mut Ctx<'_>, defenders: &[UnitId], cause: &str) {
-    let had_combat: Vec<Hex> = defenders
-        .iter()
-        .filter(|u| ctx.scn.counters.get(**u).kind.is_combat_unit())
-        .filter_map(|u| ctx.st.unit(*u).hex())
-        .collect();
-    for &u in defenders {
-        let kind = ctx.scn.counters.get(u).kind;
-        let hex = ctx.st.unit(u).hex();
-        if kind == UnitKind::Leader && hex.is_some_and(|h| had_combat.contains(&h)) {
-            continue;
-        }
-        if kind != UnitKind::Leader {
-            steps::eliminate(ctx, u, cause);
-        }
-    }
-    for &u in defenders {
-        let kind = ctx.scn.counters.get(u).kind;
-        let hex = ctx.st.unit(u).hex();
-        if kind == UnitKind::Leader && hex.is_some_and(|h| !had_combat.contains(&h)) {
-            steps::eliminate(ctx, u, cause);
-        }
     }
 }
 
@@ -796,7 +472,7 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
             }
         }
         Some(d) => {
-            let r = report(scn, st, d);
+            let r = super::report::compute(scn, st, d);
             let mut s = format!(
                 "Attack on {}: {} against {} = {}",
                 d.defenders
@@ -814,5 +490,306 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
             }
             s
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::crt::{self, CrtResult, Odds};
+    use crate::rules::map::Terrain;
+    use crate::rules::state::{Loc, Step};
+    use crate::rules::testkit::{Kit, hex};
+    use siege_protocol::Phase;
+
+    fn combat_kit(phase: Phase) -> Kit {
+        let mut kit = Kit::open();
+        kit.at(3, phase, Step::Combat);
+        kit
+    }
+
+    fn legal_now(kit: &Kit) -> Vec<Action> {
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, &mut out);
+        out
+    }
+
+    fn declare(kit: &mut Kit, side: Side, defenders: &[&str], attackers: &[UnitId]) -> Declaration {
+        let d = Declaration {
+            defenders: defenders.iter().map(|h| hex(h)).collect(),
+            attackers: attackers.to_vec(),
+            ..Declaration::new(side, hex(defenders[0]))
+        };
+        kit.st.declaration = Some(d.clone());
+        d
+    }
+
+    #[test]
+    fn adjacent_and_ranged_strengths_add_up_as_in_the_worked_example_8_2() {
+        // 8.2: a 6-point unit adjacent and 10 points firing from 3 hexes away make 16.
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let vol1 = kit.put("vol1", hex("1015"));
+        let vol2 = kit.put("vol2", hex("1011"));
+        let gb = kit.put("gb1", hex("1011"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        let board = kit.board();
+        assert_eq!(
+            mode(
+                &kit.scn,
+                &kit.st,
+                &board,
+                Side::Allied,
+                vol1,
+                &[hex("1014")]
+            ),
+            Some(Mode::Adjacent)
+        );
+        assert_eq!(
+            mode(
+                &kit.scn,
+                &kit.st,
+                &board,
+                Side::Allied,
+                vol2,
+                &[hex("1014")]
+            ),
+            Some(Mode::Ranged)
+        );
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[vol1, vol2, gb]);
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.defence), (16, 10));
+        assert_eq!(r.odds, "1-1");
+        assert_eq!(crt::odds(16, 8), Odds::Column(3), "16:8 reads on 2-1");
+        assert_eq!(r.ranged, vec![vol2, gb]);
+    }
+
+    #[test]
+    fn allied_fire_reaches_3_hexes_chinese_fire_2_8_1_1() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1010"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1013")]),
+            Some(Mode::Ranged)
+        );
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, bx, &[hex("1010")]),
+            None
+        );
+        kit.st.unit_mut(bx).loc = Loc::Map(hex("1012"));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, bx, &[hex("1010")]),
+            Some(Mode::Ranged)
+        );
+    }
+
+    #[test]
+    fn ranged_fire_needs_a_clear_line_of_sight_8_1_1_8_5() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        kit.paint(hex("1011"), Terrain::Building);
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1013")]),
+            None
+        );
+    }
+
+    #[test]
+    fn units_in_an_enemy_zoc_must_attack_and_may_not_fire_at_range_8_1_2_8_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1210"));
+        let out = legal_now(&kit);
+        assert!(!out.contains(&Action::EndPhase), "an obligation is open");
+        assert!(out.contains(&Action::Attack { hex: hex("1014") }));
+        let board = kit.board();
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Allied, gb, &[hex("1210")]),
+            None,
+            "no ranged fire from an enemy ZOC"
+        );
+        let err = kit
+            .game()
+            .apply(Side::Allied, &Action::EndPhase)
+            .unwrap_err();
+        assert_eq!(err.code(), "not_legal_now");
+    }
+
+    #[test]
+    fn a_unit_in_a_building_need_not_attack_but_the_enemy_beside_it_must_6_8_1_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert!(
+            legal_now(&kit).contains(&Action::EndPhase),
+            "no ZOC reaches into the building"
+        );
+        kit.st.phase = Phase::ChineseCombat;
+        assert!(
+            !legal_now(&kit).contains(&Action::EndPhase),
+            "the Boxers in the open are in the Allied ZOC"
+        );
+    }
+
+    #[test]
+    fn a_unit_must_attack_every_enemy_hex_whose_zoc_it_is_in_8_1_2() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1113"));
+        let board = kit.board();
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[]);
+        assert!(
+            !can_add(&kit.scn, &kit.st, &board, &d, gb),
+            "1113 must be attacked too"
+        );
+        let d = declare(&mut kit, Side::Allied, &["1014", "1113"], &[]);
+        assert!(can_add(&kit.scn, &kit.st, &board, &d, gb));
+    }
+
+    #[test]
+    fn multi_hex_attackers_must_be_adjacent_to_every_defending_hex_8_1_2() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.put("gb1", hex("1014"));
+        kit.put("gb2", hex("1114"));
+        let a = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let b = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        let board = kit.board();
+        let both = [hex("1014"), hex("1114")];
+        assert_eq!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, a, &both),
+            Some(Mode::Adjacent)
+        );
+        assert_ne!(
+            mode(&kit.scn, &kit.st, &board, Side::Chinese, b, &both),
+            Some(Mode::Adjacent)
+        );
+    }
+
+    #[test]
+    fn no_unit_is_attacked_twice_in_a_phase_8_1_2_r6() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        kit.put("vol1", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert!(legal_now(&kit).contains(&Action::Attack { hex: hex("1014") }));
+        kit.st.unit_mut(bx).marks.defended = true;
+        assert!(!legal_now(&kit).contains(&Action::Attack { hex: hex("1014") }));
+    }
+
+    #[test]
+    fn attacks_below_1_to_3_are_refused_unless_forced_then_an_automatic_ae_8_1_2() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.paint(hex("1014"), Terrain::Building);
+        kit.put("vol1", hex("1014"));
+        kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
+        kit.st.unit_mut(bx).reduced = true;
+        // 5 ranged against 10 × 3 = 30 is below 1-3 and nobody forces it.
+        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!(r.odds, "below 1-3");
+        assert!(!r.legal);
+        assert!(r.why_not.unwrap().contains("8.1.2"));
+        // Adjacent in the open the Boxers are in the Allied ZOC and must attack: allowed, AE.
+        kit.st.unit_mut(bx).loc = Loc::Map(hex("1013"));
+        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert!(r.legal, "{:?}", r.why_not);
+        assert_eq!(kit.scn.crt.result(Odds::BelowOneToThree, 6), CrtResult::AE);
+    }
+
+    #[test]
+    fn artillery_shifts_the_column_when_manned_in_range_and_sight_9() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1015"));
+        let betsy = kit.put("betsy", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let board = kit.board();
+        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb]);
+        assert!(
+            !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
+            "unmanned"
+        );
+        kit.put("gb2", hex("1010"));
+        let board = kit.board();
+        assert!(artillery_ok(&kit.scn, &kit.st, &board, &d, betsy));
+        let mut d = d;
+        d.artillery.push(betsy);
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!(
+            (r.odds.as_str(), r.shift, r.column.as_str()),
+            ("1-3", 2, "1-1")
+        );
+        kit.st.unit_mut(betsy).loc = Loc::Map(hex("1009"));
+        kit.put("gb3", hex("1009"));
+        let board = kit.board();
+        assert!(
+            !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
+            "5 hexes is out of range"
+        );
+    }
+
+    #[test]
+    fn a_leader_gives_plus_1_attacking_but_never_on_ranged_fire_alone_11_1_r4() {
+        let mut kit = combat_kit(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        let myers = kit.put("myers", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let mut d = declare(&mut kit, Side::Allied, &["1014"], &[gb, myers]);
+        assert_eq!(
+            super::super::report::compute(&kit.scn, &kit.st, &d).attack,
+            5
+        );
+        d.leader_use.push((myers, LeaderUse::Modifier));
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.modifier), (4, 1));
+        kit.st.unit_mut(gb).loc = Loc::Map(hex("1011"));
+        kit.st.unit_mut(myers).loc = Loc::Map(hex("1011"));
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!(r.modifier, 0, "ranged fire alone gets no leader modifier");
+    }
+
+    #[test]
+    fn defending_leaders_give_minus_1_or_their_strength_11_1() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.put("gb1", hex("1013"));
+        let myers = kit.put("myers", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let mut d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        assert_eq!(
+            super::super::report::compute(&kit.scn, &kit.st, &d).defence,
+            5
+        );
+        d.leader_use.push((myers, LeaderUse::Modifier));
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.defence, r.modifier), (4, -1));
+        // The Allied player is asked before the Chinese roll.
+        kit.st.declaration = Some(Declaration {
+            leader_use: vec![],
+            ..d
+        });
+        let mut game = kit.game();
+        game.apply(Side::Chinese, &Action::Resolve).unwrap();
+        assert_eq!(game.to_act(), Some(Side::Allied));
+        assert!(game.legal_actions(Side::Allied).contains(&Action::Resolve));
+    }
+
+    #[test]
+    fn terrain_multiplies_the_defence_and_the_report_says_why_18() {
+        let mut kit = combat_kit(Phase::ChineseCombat);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.put("gb1", hex("1013"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        let r = super::super::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.defence_base, r.multiplier, r.defence), (4, 3, 12));
+        assert!(r.terrain_reason.contains("18.2"));
+        assert_eq!(r.odds, "1-2");
     }
 }

@@ -57,10 +57,10 @@ pub fn any_waiting(scn: &Scenario, st: &State) -> bool {
 pub fn perimeter() -> Vec<Hex> {
     let mut out = Vec::new();
     let mut push = |c: u8, r: u8| {
-        if let Some(h) = Hex::new(c, r) {
-            if !out.contains(&h) {
-                out.push(h);
-            }
+        if let Some(h) = Hex::new(c, r)
+            && !out.contains(&h)
+        {
+            out.push(h);
         }
     };
     (1..=COLUMNS).for_each(|c| push(c, 1));

@@ -38,19 +38,18 @@ pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) ->
     if let (Action::Move { to, .. }, Step::Move { group: Some(g) }) = (action, &st.step) {
         return explain_move(scn, st, g.hex, *to);
     }
-    if let Action::Move { to, mp } = action {
-        if legal
+    if let Action::Move { to, mp } = action
+        && legal
             .iter()
             .any(|a| matches!(a, Action::Move { to: t, .. } if t == to))
-        {
-            return RuleError::illegal(
-                "wrong_cost",
-                "5.1",
-                format!(
-                    "moving to {to} costs a different number of MP than {mp}: send the action back unchanged"
-                ),
-            );
-        }
+    {
+        return RuleError::illegal(
+            "wrong_cost",
+            "5.1",
+            format!(
+                "moving to {to} costs a different number of MP than {mp}: send the action back unchanged"
+            ),
+        );
     }
     RuleError::illegal(
         "not_a_legal_choice",

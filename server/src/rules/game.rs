@@ -23,6 +23,9 @@ use std::sync::Arc;
 pub struct Game {
     scenario: Arc<Scenario>,
     state: State,
+    /// The legal actions of the side to act, computed once per state: `apply` checks against
+    /// them and `legal_actions` hands them out.
+    legal: Vec<Action>,
 }
 
 /// What an apply works on: the scenario, the state being changed, and the events so far.
@@ -114,12 +117,17 @@ impl Game {
             result: None,
             dice: Dice::from_seed(seed),
         };
-        Game { scenario, state }
+        Game::from_state(scenario, state)
     }
 
     /// A game resumed from a state (a custom start from the analysis board, or a saved state).
     pub fn from_state(scenario: Arc<Scenario>, state: State) -> Game {
-        Game { scenario, state }
+        let legal = phases::legal(&scenario, &state);
+        Game {
+            scenario,
+            state,
+            legal,
+        }
     }
 
     /// The scenario the game is played on.
@@ -147,7 +155,12 @@ impl Game {
         if self.to_act() != Some(side) {
             return Vec::new();
         }
-        phases::legal(&self.scenario, &self.state)
+        self.legal.clone()
+    }
+
+    /// Whether `action` is legal for `side` now, without copying the list.
+    pub fn is_legal(&self, side: Side, action: &Action) -> bool {
+        self.to_act() == Some(side) && self.legal.contains(action)
     }
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
@@ -159,13 +172,12 @@ impl Game {
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
         }
-        let legal = phases::legal(&self.scenario, &self.state);
-        if !legal.contains(action) {
+        if !self.legal.contains(action) {
             return Err(explain::refusal(
                 &self.scenario,
                 &self.state,
                 action,
-                &legal,
+                &self.legal,
             ));
         }
         let mut state = self.state.clone();
@@ -175,9 +187,10 @@ impl Game {
             events: Vec::new(),
         };
         phases::apply(&mut ctx, action);
-        phases::settle(&mut ctx);
+        let legal = phases::settle(&mut ctx);
         let events = ctx.events;
         self.state = state;
+        self.legal = legal;
         Ok(events)
     }
 
@@ -205,5 +218,151 @@ impl Game {
             .iter()
             .filter(move |c| c.side == side && matches!(self.state.unit(c.id).loc, Loc::Map(_)))
             .map(|c| (c.id, c.kind))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::Bot;
+    use crate::rules::testkit::scenario;
+
+    fn new_game() -> Game {
+        Game::new(scenario(), [5; 32])
+    }
+
+    /// Play with the random player until `stop` says so or the game ends; returns the events.
+    fn play_until(game: &mut Game, seed: u64, stop: impl Fn(&Game) -> bool) -> Vec<Event> {
+        let mut bot = Bot::new(seed, Vec::new());
+        let mut all = Vec::new();
+        while game.result().is_none() && !stop(game) {
+            let side = game.to_act().expect("someone acts");
+            let legal = game.legal_actions(side);
+            let action = bot.choose(game, &legal).expect("a legal action").clone();
+            all.extend(game.apply(side, &action).expect("legal actions apply"));
+        }
+        all
+    }
+
+    #[test]
+    fn setup_comes_before_the_chinese_entry_and_turn_1_22() {
+        let mut game = new_game();
+        assert_eq!(
+            (game.state().phase, game.to_act()),
+            (Phase::AlliedSetup, Some(Side::Allied))
+        );
+        assert!(
+            !game.legal_actions(Side::Allied).contains(&Action::EndPhase),
+            "nothing placed yet"
+        );
+        game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        game.apply(Side::Allied, &Action::EndPhase).unwrap();
+        assert_eq!(
+            (game.state().phase, game.to_act()),
+            (Phase::ChineseSetup, Some(Side::Chinese))
+        );
+        // With every unit entered there is nothing left to decide: turn 1 begins at once.
+        let events = game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|e| e.kind == EventKind::TurnBegan { turn: 1 })
+        );
+        assert_eq!((game.state().turn, game.state().phase), (1, Phase::BigGun));
+    }
+
+    #[test]
+    fn the_seven_phases_come_in_the_order_of_section_4() {
+        let mut game = new_game();
+        let events = play_until(&mut game, 11, |g| g.state().turn >= 3);
+        let turn2: Vec<Phase> = events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::PhaseBegan { turn: 2, phase } => Some(phase),
+                _ => None,
+            })
+            .collect();
+        let mut expected: Vec<Phase> = Phase::TURN.to_vec();
+        expected.push(Phase::EndOfTurn);
+        // Every phase begins once, in order (a phase with nothing to decide still begins).
+        assert_eq!(turn2, expected);
+    }
+
+    #[test]
+    fn a_refused_action_changes_nothing_and_says_why() {
+        let mut game = new_game();
+        let before = game.state().clone();
+        let err = game.apply(Side::Allied, &Action::Resolve).unwrap_err();
+        assert_eq!(err.code(), "not_legal_now");
+        assert_eq!(game.state(), &before);
+        let err = game
+            .apply(Side::Chinese, &Action::DeployDefault)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RuleError::NotYourTurn {
+                side: Side::Chinese,
+                to_act: Some(Side::Allied)
+            }
+        );
+        let err = game
+            .apply(
+                Side::Allied,
+                &Action::Place {
+                    hex: "0101".parse().unwrap(),
+                },
+            )
+            .unwrap_err();
+        assert!(matches!(err, RuleError::Illegal { .. }));
+        assert_eq!(game.state(), &before);
+    }
+
+    #[test]
+    fn the_other_side_and_spectators_get_no_legal_actions_4() {
+        let game = new_game();
+        assert!(!game.legal_actions(Side::Allied).is_empty());
+        assert!(game.legal_actions(Side::Chinese).is_empty());
+    }
+
+    #[test]
+    fn the_same_seed_and_actions_give_the_same_states_byte_for_byte() {
+        let mut a = new_game();
+        let mut b = new_game();
+        play_until(&mut a, 3, |g| g.state().turn >= 2);
+        play_until(&mut b, 3, |g| g.state().turn >= 2);
+        assert_eq!(a.state_hash(), b.state_hash());
+        assert_eq!(
+            serde_json::to_string(a.state()).unwrap(),
+            serde_json::to_string(b.state()).unwrap()
+        );
+        let mut c = Game::new(scenario(), [6; 32]);
+        play_until(&mut c, 3, |g| g.state().turn >= 2);
+        assert_ne!(a.state_hash(), c.state_hash(), "another seed, other dice");
+    }
+
+    #[test]
+    fn a_state_survives_a_round_trip_through_json() {
+        let mut game = new_game();
+        play_until(&mut game, 4, |g| g.state().turn >= 2);
+        let json = serde_json::to_string(game.state()).unwrap();
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, game.state());
+    }
+
+    #[test]
+    fn a_finished_game_offers_nothing_more_21() {
+        let mut game = new_game();
+        play_until(&mut game, 8, |_| false);
+        assert!(game.result().is_some());
+        assert_eq!(game.to_act(), None);
+        assert!(
+            game.legal_actions(Side::Allied).is_empty()
+                && game.legal_actions(Side::Chinese).is_empty()
+        );
+        assert_eq!(
+            game.apply(Side::Allied, &Action::EndPhase),
+            Err(RuleError::GameOver)
+        );
+        assert_eq!(game.view().phase, Phase::GameOver);
     }
 }

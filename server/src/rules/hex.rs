@@ -184,11 +184,11 @@ impl Hex {
         self.axial().step(dir, 1).to_hex()
     }
 
-    /// The on-map neighbours, clockwise from north.
+    /// The on-map neighbours, clockwise from north (from a table computed once: every search
+    /// and zone of control asks for them).
     pub fn neighbours(self) -> impl Iterator<Item = Hex> {
-        Direction::ALL
-            .into_iter()
-            .filter_map(move |d| self.neighbour(d))
+        let (count, row) = neighbour_table()[self.index()];
+        row.into_iter().take(usize::from(count))
     }
 
     /// Hex distance: the number of hexes counted from here to `other`, counting `other`
@@ -217,6 +217,28 @@ impl Hex {
         let y = 2 * (i64::from(self.row) - 1) + (q & 1);
         (3 * q, y)
     }
+}
+
+/// The on-map neighbours of every hex, clockwise from north, by dense index: how many, then
+/// the hexes (padded with the hex itself).
+fn neighbour_table() -> &'static [(u8, [Hex; 6])] {
+    static TABLE: std::sync::OnceLock<Vec<(u8, [Hex; 6])>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        Hex::all()
+            .map(|h| {
+                let mut row = [h; 6];
+                let mut count = 0u8;
+                for (slot, n) in row
+                    .iter_mut()
+                    .zip(Direction::ALL.into_iter().filter_map(|d| h.neighbour(d)))
+                {
+                    *slot = n;
+                    count += 1;
+                }
+                (count, row)
+            })
+            .collect()
+    })
 }
 
 impl fmt::Display for Hex {

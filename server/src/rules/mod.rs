@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod advance;
+pub mod analysis;
 pub mod attrition;
 pub mod bayonet;
 pub mod big_gun;
@@ -32,9 +33,11 @@ pub mod mines;
 pub mod movement;
 pub mod pending;
 pub mod phases;
+pub mod position;
 pub mod recovery;
 pub mod replacements;
 pub mod report;
+pub mod resolution;
 pub mod retreat;
 pub mod ruins;
 pub mod scenario;

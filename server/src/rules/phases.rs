@@ -199,15 +199,16 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 }
 
 /// After an action: check victory, settle interruptions that leave no choice, and pass over
-/// steps with nothing to decide, until a real decision is pending or the game is over.
-pub fn settle(ctx: &mut Ctx<'_>) {
-    for _ in 0..10_000 {
+/// steps with nothing to decide, until a real decision is pending or the game is over. Returns
+/// the legal actions of the side to act then (empty once the game is over).
+pub fn settle(ctx: &mut Ctx<'_>) -> Vec<Action> {
+    loop {
         if ctx.st.result.is_some() {
-            return;
+            return Vec::new();
         }
         victory::check_instant(ctx);
         if ctx.st.result.is_some() {
-            return;
+            return Vec::new();
         }
         if !ctx.st.pending.is_empty() {
             if pending::prune(ctx) {
@@ -218,7 +219,7 @@ pub fn settle(ctx: &mut Ctx<'_>) {
                 pending::apply(ctx, &legal[0]);
                 continue;
             }
-            return;
+            return legal;
         }
         if step_is_finished(ctx) {
             next_step(ctx);
@@ -242,7 +243,7 @@ pub fn settle(ctx: &mut Ctx<'_>) {
             next_step(ctx);
             continue;
         }
-        return;
+        return legal;
     }
 }
 

@@ -245,7 +245,7 @@ mod tests {
     use crate::rules::testkit::Kit;
     use siege_protocol::Side;
 
-    fn retreat_of(kit: &Kit, units: Vec<UnitId>, at: Hex) -> Retreat {
+    fn retreat_of(_kit: &Kit, units: Vec<UnitId>, at: Hex) -> Retreat {
         Retreat {
             side: Side::Allied,
             units,

@@ -371,7 +371,13 @@ mod tests {
         kit.put("gb2", inside);
         let board = kit.board();
         assert!(!can_place(&kit.scn, &kit.st, &board, gb1, inside));
-        assert!(can_place(&kit.scn, &kit.st, &board, kit.id("myers"), inside) == false);
+        assert!(!can_place(
+            &kit.scn,
+            &kit.st,
+            &board,
+            kit.id("myers"),
+            inside
+        ));
         assert!(can_place(&kit.scn, &kit.st, &board, kit.id("civ1"), inside));
     }
 

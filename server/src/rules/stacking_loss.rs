@@ -42,3 +42,33 @@ pub fn prune(ctx: &mut Ctx<'_>) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::state::Loc;
+    use crate::rules::testkit::{Kit, hex};
+    use siege_protocol::Side;
+
+    #[test]
+    fn the_owner_eliminates_units_until_the_hex_is_within_the_limit_7_8_3() {
+        let mut kit = Kit::open();
+        let h = hex("1012");
+        let units: Vec<_> = (0..4)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, h))
+            .collect();
+        kit.st.pending.push(Pending::Overstack {
+            side: Side::Chinese,
+            hex: h,
+        });
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, h, &mut out);
+        assert_eq!(out.len(), 4);
+        kit.run(|ctx| {
+            apply(ctx, &Action::Eliminate { unit: units[2] });
+            while prune(ctx) {}
+        });
+        assert_eq!(kit.st.unit(units[2]).loc, Loc::Eliminated);
+        assert!(kit.st.pending.is_empty(), "30 points: legal again");
+    }
+}

@@ -61,10 +61,10 @@ pub fn eliminate(ctx: &mut Ctx<'_>, u: UnitId, cause: &str) {
         },
         text,
     );
-    if let Some(h) = hex {
-        if matches!(c.kind, UnitKind::Combat | UnitKind::Volunteer) {
-            leaders::displace_if_alone(ctx, h);
-        }
+    if let Some(h) = hex
+        && matches!(c.kind, UnitKind::Combat | UnitKind::Volunteer)
+    {
+        leaders::displace_if_alone(ctx, h);
     }
 }
 

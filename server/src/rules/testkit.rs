@@ -166,6 +166,18 @@ impl Kit {
             .expect("two such hexes side by side")
     }
 
+    /// A game from the kit's position (for tests through the public API).
+    pub fn game(&self) -> Game {
+        Game::from_state(self.scn.clone(), self.st.clone())
+    }
+
+    /// Set the phase and its main step.
+    pub fn at(&mut self, turn: u8, phase: siege_protocol::Phase, step: super::state::Step) {
+        self.st.turn = turn;
+        self.st.phase = phase;
+        self.st.step = step;
+    }
+
     /// Run a piece of the engine on the position and return its events.
     pub fn run(&mut self, f: impl FnOnce(&mut Ctx<'_>)) -> Vec<Event> {
         let mut ctx = Ctx {

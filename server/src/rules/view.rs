@@ -174,7 +174,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
         attackers: d.attackers.clone(),
         artillery: d.artillery.clone(),
         bayonet: d.charge_from.is_some(),
-        odds: combat::report(scn, st, d),
+        odds: super::report::compute(scn, st, d),
     });
     View {
         turn: st.turn,
@@ -303,5 +303,37 @@ fn pending_prompt(scn: &Scenario, _st: &State, p: &Pending) -> String {
             "The Chinese attack your leaders' stack: choose each leader's use (strength 1 or die −1), then roll (11.1).".into()
         }
         Pending::Occupy { .. } => "The chargers take the hex (8.1.3).".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testkit::scenario;
+    use crate::rules::{Action, Game};
+
+    #[test]
+    fn the_view_shows_every_unit_the_prompt_and_victory_control_4_21() {
+        let mut game = Game::new(scenario(), [2; 32]);
+        let v = game.view();
+        assert_eq!(v.units.len(), game.scenario().counters.len());
+        assert_eq!(v.to_act, Some(Side::Allied));
+        assert!(v.prompt.contains("setup"), "{}", v.prompt);
+        assert_eq!(v.victory.hexes.len(), 11);
+        assert!(
+            v.victory.hexes.iter().all(|h| h.side == Side::Allied),
+            "all Allied at the start (21)"
+        );
+        game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        let v = game.view();
+        assert!(
+            v.units
+                .iter()
+                .filter(|u| u.side == Side::Allied)
+                .all(|u| u.hex.is_some())
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["units"][0]["type"], "combat");
+        assert_eq!(json["phase"], "allied_setup");
     }
 }

@@ -11,14 +11,16 @@ use super::terrain::{Ground, ZocInto, ground};
 
 /// Whether a unit exerting a zone of control in `from` projects it into the adjacent `into`.
 pub fn projects(scn: &Scenario, st: &State, from: Hex, into: Hex) -> bool {
-    if from == into {
-        return true;
-    }
-    let target = ground(&scn.map, st, into);
-    match scn.terrain.line(target).zoc {
+    from == into || reaches(scn, ground(&scn.map, st, from), ground(&scn.map, st, into))
+}
+
+/// Whether a ZOC reaches from a unit on ground `from` into an adjacent hex of ground `into`
+/// (the chart's ZOC column, R3; the Tartar Wall only from the wall, 6).
+pub fn reaches(scn: &Scenario, from: Ground, into: Ground) -> bool {
+    match scn.terrain.line(into).zoc {
         ZocInto::Yes => true,
         ZocInto::No => false,
-        ZocInto::FromWall => ground(&scn.map, st, from) == Ground::TartarWall,
+        ZocInto::FromWall => from == Ground::TartarWall,
     }
 }
 

@@ -1,0 +1,126 @@
+//! Engine benchmarks (criterion): the legal actions of a busy mid-game position, applying a
+//! move and a resolved combat, a whole random game in-process, and replaying a stored
+//! whole-game log from its seed. Run with `cargo bench -p siege --bench engine`; the method
+//! and results are in docs/benchmarks.md.
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use siege::bot::Bot;
+use siege::rules::state::Step;
+use siege::rules::{Action, Game, Scenario, phases};
+use siege_protocol::{Phase, Side};
+use std::hint::black_box;
+use std::sync::Arc;
+
+fn scenario() -> Arc<Scenario> {
+    Arc::new(Scenario::load_default().expect("the scenario loads"))
+}
+
+/// Play the random player from a fixed seed until `stop` holds.
+fn play_until(scn: &Arc<Scenario>, seed: u8, stop: impl Fn(&Game) -> bool) -> Game {
+    let mut game = Game::new(scn.clone(), [seed; 32]);
+    let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+    while game.result().is_none() && !stop(&game) {
+        let side = game.to_act().expect("someone acts");
+        let legal = game.legal_actions(side);
+        let action = bot.choose(&game, &legal).expect("legal").clone();
+        game.apply(side, &action).expect("applies");
+    }
+    game
+}
+
+/// A whole random game without invariant checks; returns the number of actions.
+fn whole_game(scn: &Arc<Scenario>, seed: u8) -> usize {
+    let mut game = Game::new(scn.clone(), [seed; 32]);
+    let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+    let mut n = 0;
+    while let Some(side) = game.to_act() {
+        let legal = game.legal_actions(side);
+        let action = bot.choose(&game, &legal).expect("legal").clone();
+        game.apply(side, &action).expect("applies");
+        n += 1;
+    }
+    n
+}
+
+fn record(scn: &Arc<Scenario>, seed: u8) -> Vec<(Side, Action)> {
+    let mut game = Game::new(scn.clone(), [seed; 32]);
+    let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+    let mut log = Vec::new();
+    while let Some(side) = game.to_act() {
+        let legal = game.legal_actions(side);
+        let action = bot.choose(&game, &legal).expect("legal").clone();
+        game.apply(side, &action).expect("applies");
+        log.push((side, action));
+    }
+    log
+}
+
+fn benches(c: &mut Criterion) {
+    let scn = scenario();
+    // A busy mid-game position: turn 4, the Chinese combat step, both armies in contact.
+    let busy = play_until(&scn, 7, |g| {
+        g.state().turn >= 4
+            && g.state().phase == Phase::ChineseCombat
+            && g.state().step == Step::Combat
+    });
+    c.bench_function("legal_actions_busy_chinese_combat", |b| {
+        b.iter(|| black_box(phases::legal(busy.scenario(), busy.state())))
+    });
+    let moving = play_until(&scn, 7, |g| {
+        g.state().turn >= 4
+            && matches!(g.state().step, Step::Move { group: Some(_) })
+            && g.state().phase == Phase::ChineseMovement
+    });
+    c.bench_function("legal_actions_selected_stack", |b| {
+        b.iter(|| black_box(phases::legal(moving.scenario(), moving.state())))
+    });
+    let side = moving.to_act().expect("someone acts");
+    let mv = moving
+        .legal_actions(side)
+        .into_iter()
+        .rfind(|a| matches!(a, Action::Move { .. }))
+        .expect("a move");
+    c.bench_function("apply_move", |b| {
+        b.iter_batched(
+            || moving.clone(),
+            |mut g| black_box(g.apply(side, &mv)),
+            BatchSize::SmallInput,
+        )
+    });
+    let resolving = play_until(&scn, 7, |g| {
+        g.state().turn >= 3
+            && g.to_act()
+                .is_some_and(|s| g.legal_actions(s).contains(&Action::Resolve))
+    });
+    let rside = resolving.to_act().expect("someone acts");
+    c.bench_function("apply_resolve_combat", |b| {
+        b.iter_batched(
+            || resolving.clone(),
+            |mut g| black_box(g.apply(rside, &Action::Resolve)),
+            BatchSize::SmallInput,
+        )
+    });
+    let mut group = c.benchmark_group("whole_game");
+    group.sample_size(20);
+    group.bench_function("random_game_in_process", |b| {
+        let mut seed = 0u8;
+        b.iter(|| {
+            seed = seed.wrapping_add(1);
+            black_box(whole_game(&scn, seed))
+        })
+    });
+    let log = record(&scn, 42);
+    group.bench_function("replay_stored_game", |b| {
+        b.iter(|| {
+            let mut game = Game::new(scn.clone(), [42; 32]);
+            for (side, action) in &log {
+                game.apply(*side, action).expect("replays");
+            }
+            black_box(game.state_hash())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(engine, benches);
+criterion_main!(engine);
