@@ -4,6 +4,15 @@
 //! as type parameters that default to [`serde_json::Value`], so a client that knows no rules
 //! can still read and answer every message.
 
+pub mod codes;
+mod frames;
+mod http;
+pub mod patch;
 mod side;
 
+pub use frames::{ClientFrame, ServerFrame, You};
+pub use http::{
+    CreateGame, CreatedGame, ErrorBody, ErrorDetail, GameInfo, GameLog, GameStatus, GameSummary,
+    JoinGame, JoinedGame, LogEntry, Seats,
+};
 pub use side::{Phase, Side};

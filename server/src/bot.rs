@@ -66,52 +66,71 @@ impl Bot {
 
     /// How much the player likes `action` in `phase`, relative to 1.
     pub fn weight(&self, phase: Phase, action: &Action) -> f64 {
-        let setup = matches!(phase, Phase::AlliedSetup | Phase::ChineseSetup);
-        let moving = matches!(
-            phase,
-            Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement
-        );
         match action {
-            Action::SelectUnit { .. } if setup => 0.05,
-            Action::EndPhase if setup => 10.0,
-            Action::EndPhase if moving => 3.0,
             Action::Move { to, .. } if self.favoured.contains(to) => 25.0,
-            Action::UnselectUnit { .. }
-            | Action::CancelAttack
-            | Action::RemoveAttacker { .. }
-            | Action::RemoveArtillery { .. } => 0.02,
-            Action::Lift { .. } => 0.01,
-            Action::LeaveMap => 0.3,
-            Action::ChooseArea { .. } | Action::SelectEntry { .. } => 0.2,
-            Action::DeployDefault => 20.0,
-            Action::Resolve => 6.0,
-            Action::Attack { .. } => 3.0,
-            Action::AddAttacker { .. } | Action::AddArtillery { .. } => 3.0,
-            Action::Charge { .. } => 8.0,
-            Action::AttemptWithdrawal { .. } => 1.0,
-            Action::Fortify { .. } => 2.0,
-            Action::Detonate { .. } => 0.5,
-            Action::Snipe { .. } => 4.0,
-            Action::Advance { .. } => 2.0,
-            Action::EndPhase => 0.5,
-            _ => 1.0,
+            _ => weight(phase, action),
         }
     }
 
     /// Choose one of `legal` at random by [`Bot::weight_in`]. `None` only when `legal` is empty.
     pub fn choose<'a>(&mut self, game: &Game, legal: &'a [Action]) -> Option<&'a Action> {
         let weights: Vec<f64> = legal.iter().map(|a| self.weight_in(game, a)).collect();
-        let total: f64 = weights.iter().sum();
-        if legal.is_empty() || total <= 0.0 {
-            return legal.first();
-        }
-        let mut x = self.rng.random_range(0.0..total);
-        for (a, w) in legal.iter().zip(weights) {
-            if x < w {
-                return Some(a);
-            }
-            x -= w;
-        }
-        legal.last()
+        pick(&mut self.rng, legal, &weights)
     }
+}
+
+/// How much a random player likes `action` in `phase`, relative to 1: rarely undoing a choice or
+/// lifting units off, readily attacking and resolving, quickly through the setup.
+pub fn weight(phase: Phase, action: &Action) -> f64 {
+    let setup = matches!(phase, Phase::AlliedSetup | Phase::ChineseSetup);
+    let moving = matches!(
+        phase,
+        Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement
+    );
+    match action {
+        Action::SelectUnit { .. } if setup => 0.05,
+        Action::EndPhase if setup => 10.0,
+        Action::EndPhase if moving => 3.0,
+        Action::UnselectUnit { .. }
+        | Action::CancelAttack
+        | Action::RemoveAttacker { .. }
+        | Action::RemoveArtillery { .. } => 0.02,
+        Action::Lift { .. } => 0.01,
+        Action::LeaveMap => 0.3,
+        Action::ChooseArea { .. } | Action::SelectEntry { .. } => 0.2,
+        Action::DeployDefault => 20.0,
+        Action::Resolve => 6.0,
+        Action::Attack { .. } => 3.0,
+        Action::AddAttacker { .. } | Action::AddArtillery { .. } => 3.0,
+        Action::Charge { .. } => 8.0,
+        Action::AttemptWithdrawal { .. } => 1.0,
+        Action::Fortify { .. } => 2.0,
+        Action::Detonate { .. } => 0.5,
+        Action::Snipe { .. } => 4.0,
+        Action::Advance { .. } => 2.0,
+        Action::EndPhase => 0.5,
+        _ => 1.0,
+    }
+}
+
+/// Choose one of `legal` at random by [`weight`], for clients that know only the phase (the
+/// wire-level test clients and the load generator). `None` only when `legal` is empty.
+pub fn choose<'a>(rng: &mut ChaCha8Rng, phase: Phase, legal: &'a [Action]) -> Option<&'a Action> {
+    let weights: Vec<f64> = legal.iter().map(|a| weight(phase, a)).collect();
+    pick(rng, legal, &weights)
+}
+
+fn pick<'a>(rng: &mut ChaCha8Rng, legal: &'a [Action], weights: &[f64]) -> Option<&'a Action> {
+    let total: f64 = weights.iter().sum();
+    if legal.is_empty() || total <= 0.0 {
+        return legal.first();
+    }
+    let mut x = rng.random_range(0.0..total);
+    for (a, w) in legal.iter().zip(weights) {
+        if x < *w {
+            return Some(a);
+        }
+        x -= w;
+    }
+    legal.last()
 }

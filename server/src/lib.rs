@@ -4,6 +4,10 @@
 //! [`rules`] is the pure core; everything else is the edge around it.
 
 pub mod bot;
+pub mod games;
 pub mod map_svg;
+pub mod replay;
 pub mod rules;
+pub mod server;
 pub mod sim;
+pub mod store;

@@ -1,9 +1,12 @@
 //! The `siege` command: parses arguments and hands over to the library. `anyhow` lives here
-//! only; everything below speaks typed errors.
+//! only; everything below speaks typed errors. With no subcommand it serves.
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use siege::rules::Scenario;
+use siege::server::{Config, Server};
+use siege_protocol::GameLog;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,15 +14,34 @@ use std::sync::Arc;
 #[command(
     name = "siege",
     version,
-    about = "Siege at Peking: the rules engine, game server and tools"
+    about = "Siege at Peking: the rules engine, game server and tools",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
+    /// With no subcommand, `siege` serves with these flags.
+    #[command(flatten)]
+    serve: ServeArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the game: the HTTP API, the WebSockets and the page (the default).
+    Serve(ServeArgs),
+    /// Audit a game: replay its log from the seed, check every state hash and the seed
+    /// against its commitment, and print the result. Exits non-zero on any mismatch.
+    Replay {
+        /// The log as `GET /api/games/{id}/log` returns it (a finished game: it has the seed).
+        #[arg(long, conflicts_with = "game")]
+        log: Option<PathBuf>,
+        /// A game id in the database.
+        #[arg(long, requires = "database")]
+        game: Option<String>,
+        /// The database holding `--game`.
+        #[arg(long, env = "DATABASE_URL")]
+        database: Option<String>,
+    },
     /// Play random games in-process, checking the invariants after every action.
     Simulate {
         /// How many games to play.
@@ -43,18 +65,46 @@ enum Command {
     },
 }
 
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on (port 0: any free port).
+    #[arg(long, env = "SIEGE_ADDR", default_value = "127.0.0.1:8080")]
+    addr: String,
+    /// SQLite database URL; the file is created if missing.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://siege.db")]
+    database: String,
+    /// Folder of the web page (default: ./web, else the project's web/).
+    #[arg(long)]
+    web_dir: Option<PathBuf>,
+    /// Serve `GET /bench/echo`, a bare WebSocket echo for the load generator.
+    #[arg(long)]
+    bench_routes: bool,
+    /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
+    #[arg(long, env = "SIEGE_FRAME_RATE", default_value_t = siege::server::limits::RATE_PER_SECOND)]
+    frame_rate: u32,
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let scenario = Arc::new(Scenario::load_default().context("loading the scenario data")?);
     match cli.command {
+        None => serve(cli.serve),
+        Some(Command::Serve(args)) => serve(args),
+        Some(Command::Replay {
+            log,
+            game,
+            database,
+        }) => replay(log, game, database),
         Some(Command::Simulate { games, seed }) => {
+            let scenario = load_scenario()?;
             let report = siege::sim::run(scenario, games, seed);
             println!("{}", serde_json::to_string(&report)?);
             if report.invariant_violations > 0 || report.finished < report.games {
                 std::process::exit(1);
             }
+            Ok(())
         }
         Some(Command::Map { svg, json }) => {
+            let scenario = load_scenario()?;
             if json {
                 println!("{}", serde_json::to_string(&scenario.to_json())?);
             }
@@ -62,9 +112,110 @@ fn main() -> anyhow::Result<()> {
                 std::fs::write(&path, siege::map_svg::render_svg(&scenario.map))
                     .with_context(|| format!("writing {}", path.display()))?;
             }
+            Ok(())
         }
-        Some(Command::Analyze) => analyze(&scenario)?,
-        None => anyhow::bail!("the server is not built yet; try `siege simulate`"),
+        Some(Command::Analyze) => analyze(&load_scenario()?),
+    }
+}
+
+fn load_scenario() -> anyhow::Result<Arc<Scenario>> {
+    Ok(Arc::new(
+        Scenario::load_default().context("loading the scenario data")?,
+    ))
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_tracing();
+    let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+    runtime.block_on(async {
+        let mut config = Config::new(args.addr, args.database);
+        if let Some(dir) = args.web_dir {
+            config.web_dir = dir;
+        }
+        config.bench_routes = args.bench_routes;
+        config.frame_rate = args.frame_rate;
+        let server = Server::bind(&config).await.context("starting the server")?;
+        let addr = server.local_addr()?;
+        println!("listening on http://{addr}");
+        std::io::stdout().flush()?;
+        let shutdown = server.shutdown_token();
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("shutting down");
+            shutdown.cancel();
+        });
+        server.run().await.context("serving")
+    })
+}
+
+/// SIGINT or SIGTERM.
+async fn wait_for_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}
+
+fn replay(
+    log: Option<PathBuf>,
+    game: Option<String>,
+    database: Option<String>,
+) -> anyhow::Result<()> {
+    let scenario = load_scenario()?;
+    let log: GameLog = match (log, game, database) {
+        (Some(path), _, _) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?
+        }
+        (None, Some(id), Some(database)) => {
+            let id = uuid::Uuid::parse_str(&id).context("the game id is not a UUID")?;
+            let runtime = tokio::runtime::Runtime::new()?;
+            runtime.block_on(async {
+                let store = siege::store::Store::open_existing(&database).await?;
+                let log = store.game_log(id, true).await?;
+                store.close().await;
+                log.with_context(|| format!("no game {id} in {database}"))
+            })?
+        }
+        _ => anyhow::bail!("say which game: --log FILE, or --game ID --database URL"),
+    };
+    let audit = siege::replay::audit(scenario, &log)
+        .with_context(|| format!("game {} does NOT replay", log.game_id))?;
+    println!("game {}", log.game_id);
+    println!("seed matches its commitment {}", log.seed_commitment);
+    println!(
+        "{} actions replayed; every state hash and every roll matches",
+        audit.entries
+    );
+    println!("final state hash {}", audit.final_hash);
+    match audit.result {
+        Some(r) => println!("result: {} wins ({}): {}", r.winner, r.reason, r.text),
+        None => println!("result: the game is not finished"),
     }
     Ok(())
 }

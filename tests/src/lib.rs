@@ -1,1 +1,71 @@
-//! Integration tests live in `tests/`; this library is empty.
+//! The integration-test kit: a real server started in-process on port 0 with its own
+//! database, and a client ([`client`]) that speaks only PROTOCOL.md. The tests themselves live
+//! in `tests/`; the one that must kill a server process lives in the server package, where
+//! the `siege` binary is at hand.
+
+pub mod client;
+
+use siege::server::{Config, Server};
+use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
+
+/// A server running in this process.
+pub struct TestServer {
+    pub base: String,
+    pub http: client::Http,
+    pub dir: PathBuf,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestServer {
+    /// Start a server on `127.0.0.1:0` with a fresh database.
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// Start a server, adjusting its configuration first (e.g. a lower connection limit).
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        TestServer::start_in(client::temp_dir("it"), adjust).await
+    }
+
+    /// Start a server on the database in `dir` (kept from an earlier server, or new).
+    pub async fn start_in(dir: PathBuf, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        let db = TestServer::database_url(&dir);
+        let mut config = Config::new("127.0.0.1:0", db);
+        adjust(&mut config);
+        let server = Server::bind(&config).await.expect("server binds");
+        let addr = server.local_addr().expect("address");
+        let shutdown = server.shutdown_token();
+        let task = tokio::spawn(async move {
+            server.run().await.expect("server runs");
+        });
+        let base = format!("http://{addr}");
+        TestServer {
+            http: client::Http::new(&base),
+            base,
+            dir,
+            shutdown,
+            task,
+        }
+    }
+
+    /// The database URL of a server started in `dir`.
+    pub fn database_url(dir: &std::path::Path) -> String {
+        format!("sqlite://{}", dir.join("siege.db").display())
+    }
+
+    /// Shut down gracefully and wait until the server has finished; returns the folder of its
+    /// database, kept for another server.
+    pub async fn stop_keeping_data(self) -> PathBuf {
+        self.shutdown.cancel();
+        let _ = self.task.await;
+        self.dir
+    }
+
+    /// Shut down gracefully, wait, and remove the database.
+    pub async fn stop(self) {
+        let dir = self.stop_keeping_data().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -234,16 +234,28 @@ fn anyone_can_attack(
         defenders.iter().all(|d| a.is_adjacent(*d))
             || (!in_zoc
                 && defenders.iter().all(|d| {
-                    (2..=r).contains(&a.distance(*d)) && los::line_of_sight(scn, st, board, *a, *d).clear
+                    (2..=r).contains(&a.distance(*d))
+                        && los::line_of_sight(scn, st, board, *a, *d).clear
                 }))
     })
 }
 
 /// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
-fn targets(scn: &Scenario, st: &State, board: &Board, side: Side, from: &[(Hex, bool)]) -> Vec<Hex> {
+fn targets(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    from: &[(Hex, bool)],
+) -> Vec<Hex> {
     let mut hexes: Vec<Hex> = Vec::new();
     let mut defended: Vec<Hex> = Vec::new();
-    for c in scn.counters.counters.iter().filter(|c| c.side == side.other()) {
+    for c in scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side.other())
+    {
         let u = st.unit(c.id);
         if let Some(h) = u.hex() {
             hexes.push(h);

@@ -580,7 +580,13 @@ mod tests {
         assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
         let gb2 = kit.put("gb2", hex("3013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("3014"));
-        assert!(!movable(&kit.scn, &kit.st, None, gb2, Phase::AlliedReaction));
+        assert!(!movable(
+            &kit.scn,
+            &kit.st,
+            None,
+            gb2,
+            Phase::AlliedReaction
+        ));
         assert!(!movable(
             &kit.scn,
             &kit.st,

@@ -1,0 +1,39 @@
+//! The stable error codes of the wire, in one place so the server, the docs and the tests agree.
+//! The rules engine adds its own codes (`game_over`, `not_your_turn`, `not_legal_now`,
+//! `not_a_legal_choice`, `zoc`, `stacking`, `terrain`, `enemy_hex`, `movement_points`,
+//! `wrong_cost`, ...), passed through unchanged in `error` frames.
+
+/// A frame or body that is not JSON, or JSON of the wrong shape.
+pub const BAD_JSON: &str = "bad_json";
+/// A frame whose `type` is missing or not one this server knows.
+pub const UNKNOWN_TYPE: &str = "unknown_type";
+/// The first frame of a socket was not `join`, `spectate` or `resume`.
+pub const NOT_JOINED: &str = "not_joined";
+/// A second `join`, `spectate` or `resume` on a socket that is already attached.
+pub const ALREADY_JOINED: &str = "already_joined";
+/// No seat of this game holds that token.
+pub const BAD_TOKEN: &str = "bad_token";
+/// A spectator tried to act.
+pub const SPECTATOR: &str = "spectator";
+/// The action answered an older state than the current one.
+pub const STALE: &str = "stale";
+/// Too many frames per second on one socket.
+pub const RATE_LIMITED: &str = "rate_limited";
+/// A frame or body above the size limit.
+pub const FRAME_TOO_LARGE: &str = "frame_too_large";
+/// An HTTP body above the size limit.
+pub const BODY_TOO_LARGE: &str = "body_too_large";
+/// The game already has as many connections as the server allows.
+pub const TOO_MANY_CONNECTIONS: &str = "too_many_connections";
+/// No such game, or no such entry of its log.
+pub const NOT_FOUND: &str = "not_found";
+/// The seat asked for is taken, or no seat is free.
+pub const SEAT_TAKEN: &str = "seat_taken";
+/// A query or body field with a value the server does not accept.
+pub const BAD_REQUEST: &str = "bad_request";
+/// The server is shutting down.
+pub const SHUTTING_DOWN: &str = "shutting_down";
+/// Something went wrong inside the server; the message says no more than the client needs.
+pub const INTERNAL: &str = "internal";
+/// A stored log does not replay to its stored state hashes: the game is held, not "fixed".
+pub const CORRUPT_LOG: &str = "corrupt_log";

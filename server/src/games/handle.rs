@@ -1,0 +1,191 @@
+//! The handle on a game task: a cheap clone that connections and HTTP handlers use to talk to
+//! the one task that owns the game. Every request is a [`Command`] with a oneshot reply; state
+//! changes reach every connection through the game's broadcast channel.
+
+use super::frames::{Snapshot, Update};
+use crate::rules::{Action, RuleError};
+use crate::store::StoreError;
+use siege_protocol::{GameStatus, Seats, Side, You};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use uuid::Uuid;
+
+/// Who a connection says it is.
+#[derive(Clone, Debug)]
+pub enum Claim {
+    /// The hash of a seat's token.
+    Seat(String),
+    Spectator,
+}
+
+/// What an attached connection starts from: the current state and the updates after it,
+/// taken in the same step of the game task so that nothing falls between them.
+#[derive(Debug)]
+pub struct Attached {
+    pub you: You,
+    pub state: Arc<Snapshot>,
+    pub updates: broadcast::Receiver<Arc<Update>>,
+}
+
+/// A game's public facts for `GET /api/games/{id}`.
+#[derive(Clone, Debug)]
+pub struct Info {
+    pub status: GameStatus,
+    pub seats: Seats,
+    pub state: Arc<Snapshot>,
+}
+
+/// Why a game refused a request.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// The action answered an older state; here is the current one.
+    #[error("the action answers state {sent}, but the game is at state {}", current.seq)]
+    Stale { sent: u64, current: Arc<Snapshot> },
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    #[error("no seat of this game has that token")]
+    BadToken,
+    #[error("the {0} seat is taken")]
+    SeatTaken(Side),
+    #[error("both seats are taken")]
+    NoFreeSeat,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A state or action that would not serialize; nothing was changed.
+    #[error("internal error: {0}")]
+    Internal(String),
+    #[error("no such game")]
+    NotFound,
+    /// The stored log does not replay: the game is held, not repaired.
+    #[error("the game's log does not replay: {0}")]
+    Corrupt(String),
+    #[error("the log has {len} entries; there is no state after {at}")]
+    OutOfRange { at: u64, len: u64 },
+    #[error("this game has as many connections as the server allows")]
+    TooManyConnections,
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The task has stopped (idle unload or shutdown); ask the registry again.
+    #[error("the game task has stopped")]
+    Gone,
+}
+
+/// A request to a game task.
+#[derive(Debug)]
+pub enum Command {
+    Attach {
+        claim: Claim,
+        reply: oneshot::Sender<Result<Attached, GameError>>,
+    },
+    Act {
+        side: Side,
+        seq: u64,
+        action: Action,
+        reply: oneshot::Sender<Result<(), GameError>>,
+    },
+    TakeSeat {
+        side: Option<Side>,
+        token_hash: String,
+        reply: oneshot::Sender<Result<Side, GameError>>,
+    },
+    Info {
+        reply: oneshot::Sender<Info>,
+    },
+}
+
+/// The handle: clone freely.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    pub id: Uuid,
+    pub(crate) tx: mpsc::Sender<Command>,
+    /// Open connections, shared with their guards, for the per-game limit.
+    connections: Arc<AtomicUsize>,
+    max_connections: usize,
+}
+
+/// Holds one of a game's connection places until dropped.
+#[derive(Debug)]
+pub struct ConnectionGuard(Arc<AtomicUsize>);
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl GameHandle {
+    pub(crate) fn new(id: Uuid, tx: mpsc::Sender<Command>, max_connections: usize) -> GameHandle {
+        GameHandle {
+            id,
+            tx,
+            connections: Arc::new(AtomicUsize::new(0)),
+            max_connections,
+        }
+    }
+
+    /// Whether the task behind this handle has stopped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Take a connection place, or `None` when the game has as many as allowed.
+    pub fn admit(&self) -> Option<ConnectionGuard> {
+        let n = self.connections.fetch_add(1, Ordering::AcqRel);
+        let guard = ConnectionGuard(self.connections.clone());
+        (n < self.max_connections).then_some(guard)
+    }
+
+    /// How many connections the game has now.
+    pub fn connection_count(&self) -> usize {
+        self.connections.load(Ordering::Acquire)
+    }
+
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, GameError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| GameError::Gone)?;
+        answer.await.map_err(|_| GameError::Gone)
+    }
+
+    /// Attach a connection as the seat whose token hashes to the claim, or as a spectator.
+    pub async fn attach(&self, claim: Claim) -> Result<Attached, GameError> {
+        self.ask(|reply| Command::Attach { claim, reply }).await?
+    }
+
+    /// Take `action` for `side`, answering state `seq`. `Ok` once it is committed and
+    /// broadcast.
+    pub async fn act(&self, side: Side, seq: u64, action: Action) -> Result<(), GameError> {
+        self.ask(|reply| Command::Act {
+            side,
+            seq,
+            action,
+            reply,
+        })
+        .await?
+    }
+
+    /// Give a seat (the free one, or `side`) to the holder of `token_hash`.
+    pub async fn take_seat(
+        &self,
+        side: Option<Side>,
+        token_hash: String,
+    ) -> Result<Side, GameError> {
+        self.ask(|reply| Command::TakeSeat {
+            side,
+            token_hash,
+            reply,
+        })
+        .await?
+    }
+
+    /// The game's status, seats and current state.
+    pub async fn info(&self) -> Result<Info, GameError> {
+        self.ask(|reply| Command::Info { reply }).await
+    }
+}

@@ -1,0 +1,275 @@
+//! The HTTP and WebSocket edge of the game server (issue 5, PROTOCOL.md). [`app`] builds the
+//! router from an [`AppState`], apart from any socket, so tests can drive it directly;
+//! [`Server`] opens the store, rebuilds unfinished games, binds the address and serves until
+//! shutdown — then stops accepting, closes every socket with "going away", lets every game
+//! task finish its in-flight write, and closes the writer and the store, in that order.
+
+mod error;
+mod http;
+pub mod limits;
+mod ws;
+
+pub use error::{AppError, WireError};
+
+use crate::games::{Games, GamesConfig};
+use crate::rules::{Scenario, ScenarioError};
+use crate::store::writer::Writer;
+use crate::store::{Store, StoreError};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::{DefaultBodyLimit, Path, State, WebSocketUpgrade};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::serve::ListenerExt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
+use tracing::Instrument;
+
+/// How the server is set up.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `HOST:PORT` to listen on; port 0 picks a free one.
+    pub addr: String,
+    /// The SQLite URL, e.g. `sqlite://siege.db` (created if missing).
+    pub database: String,
+    /// The static page's folder; a missing folder only makes `/` answer 404.
+    pub web_dir: PathBuf,
+    /// Whether `GET /bench/echo` (a bare WebSocket echo for the load generator) is served.
+    pub bench_routes: bool,
+    /// Connections allowed per game.
+    pub max_connections_per_game: usize,
+    /// Frames a socket may send per second (bursts of twice as many).
+    pub frame_rate: u32,
+    /// How long a game with nobody connected stays loaded.
+    pub idle_unload: Duration,
+}
+
+impl Config {
+    /// The defaults of `siege serve`, with the given address and database.
+    pub fn new(addr: impl Into<String>, database: impl Into<String>) -> Config {
+        Config {
+            addr: addr.into(),
+            database: database.into(),
+            web_dir: default_web_dir(),
+            bench_routes: false,
+            max_connections_per_game: limits::MAX_CONNECTIONS_PER_GAME,
+            frame_rate: limits::RATE_PER_SECOND,
+            idle_unload: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The project's `web/`: relative to the current folder, else beside the server's sources.
+pub fn default_web_dir() -> PathBuf {
+    let here = PathBuf::from("web");
+    if here.is_dir() {
+        return here;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../web")
+}
+
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("scenario: {0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("network: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub games: Games,
+    /// `GET /api/scenario`, serialized once.
+    pub scenario_json: Bytes,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+    /// Every WebSocket connection, so shutdown can wait for them to close.
+    pub sockets: TaskTracker,
+    pub web_dir: PathBuf,
+    pub bench_routes: bool,
+    /// Frames a socket may send per second.
+    pub frame_rate: u32,
+    /// Numbers connections in the logs.
+    next_conn: Arc<AtomicU64>,
+}
+
+impl AppState {
+    /// State for `games`, with shutdown signalled by `shutdown`.
+    pub fn new(games: Games, shutdown: CancellationToken, config: &Config) -> AppState {
+        let scenario_json = Bytes::from(games.scenario().to_json().to_string());
+        AppState {
+            games,
+            scenario_json,
+            shutdown,
+            sockets: TaskTracker::new(),
+            web_dir: config.web_dir.clone(),
+            bench_routes: config.bench_routes,
+            frame_rate: config.frame_rate,
+            next_conn: Arc::new(AtomicU64::new(1)),
+        }
+    }
+}
+
+/// The router: the API, the game sockets, and the static page.
+pub fn app(state: AppState) -> Router {
+    let mut router = Router::new()
+        .route("/healthz", get(http::healthz))
+        .route("/api/scenario", get(http::scenario))
+        .route("/api/games", post(http::create).get(http::list))
+        .route("/api/games/{id}", get(http::game))
+        .route("/api/games/{id}/join", post(http::join))
+        .route("/api/games/{id}/log", get(http::log))
+        .route("/api/games/{id}/state", get(http::state_at))
+        .route("/api/{*rest}", any(http::no_route))
+        .route("/ws/games/{id}", get(game_socket));
+    if state.bench_routes {
+        router = router.route("/bench/echo", get(bench_echo));
+    }
+    let next_request = Arc::new(AtomicU64::new(1));
+    router
+        .fallback_service(ServeDir::new(&state.web_dir))
+        .layer(DefaultBodyLimit::max(limits::MAX_FRAME))
+        .layer(TraceLayer::new_for_http().make_span_with(
+            move |req: &axum::http::Request<axum::body::Body>| {
+                // The path only: no query string, no headers — nothing that could carry a token.
+                let id = next_request.fetch_add(1, Ordering::Relaxed);
+                tracing::info_span!("request", id, method = %req.method(), path = req.uri().path())
+            },
+        ))
+        .with_state(state)
+}
+
+/// `GET /ws/games/{id}`: a game must exist before the socket is upgraded (else a JSON 404).
+async fn game_socket(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, AppError> {
+    let id = http::game_id(&id)?;
+    app.games.get(id).await?;
+    let upgrade = upgrade.map_err(|r| {
+        AppError::bad_request(format!("{}: this route speaks WebSocket", r.body_text()))
+    })?;
+    let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
+    let sockets = app.sockets.clone();
+    Ok(upgrade
+        .max_message_size(limits::MAX_TRANSPORT_FRAME)
+        .max_frame_size(limits::MAX_TRANSPORT_FRAME)
+        .on_upgrade(move |socket| {
+            let span = tracing::info_span!("socket", game = %id, conn);
+            sockets.track_future(ws::serve(socket, id, app, conn).instrument(span))
+        })
+        .into_response())
+}
+
+/// `GET /bench/echo`.
+async fn bench_echo(State(app): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+    let sockets = app.sockets.clone();
+    upgrade
+        .max_message_size(limits::MAX_TRANSPORT_FRAME)
+        .on_upgrade(move |socket| sockets.track_future(ws::echo(socket, app)))
+        .into_response()
+}
+
+/// A server, bound and ready to run.
+pub struct Server {
+    listener: TcpListener,
+    state: AppState,
+    games: TaskTracker,
+    writer: Writer,
+    writer_task: JoinHandle<()>,
+    store: Store,
+}
+
+impl Server {
+    /// Open the store (migrating it), rebuild every unfinished game from its log, and bind.
+    pub async fn bind(config: &Config) -> Result<Server, ServerError> {
+        let scenario = Arc::new(Scenario::load_default()?);
+        let store = Store::open(&config.database).await?;
+        let (writer, writer_task) = Writer::start(store.clone());
+        let shutdown = CancellationToken::new();
+        let games_tracker = TaskTracker::new();
+        let games = Games::new(
+            scenario,
+            store.clone(),
+            writer.clone(),
+            shutdown.clone(),
+            games_tracker.clone(),
+            GamesConfig {
+                max_connections: config.max_connections_per_game,
+                idle: config.idle_unload,
+            },
+        );
+        let (loaded, broken) = games.rebuild_unfinished().await?;
+        if broken > 0 {
+            tracing::error!(
+                broken,
+                "games whose logs do not replay are held; see the errors above"
+            );
+        }
+        tracing::info!(loaded, "unfinished games rebuilt from their logs");
+        if !config.web_dir.is_dir() {
+            tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
+        }
+        let listener = TcpListener::bind(&config.addr).await?;
+        let state = AppState::new(games, shutdown, config);
+        Ok(Server {
+            listener,
+            state,
+            games: games_tracker,
+            writer,
+            writer_task,
+            store,
+        })
+    }
+
+    /// The address actually bound (the real port when asked for port 0).
+    pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
+        Ok(self.listener.local_addr()?)
+    }
+
+    /// Cancel this token to shut the server down gracefully.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.state.shutdown.clone()
+    }
+
+    /// Serve until the shutdown token is cancelled, then shut down in order.
+    pub async fn run(self) -> Result<(), ServerError> {
+        let shutdown = self.state.shutdown.clone();
+        let sockets = self.state.sockets.clone();
+        // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm and delayed ACKs
+        // add ~40 ms to every state a player waits for.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "could not set TCP_NODELAY");
+            }
+        });
+        let served = axum::serve(listener, app(self.state))
+            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+            .await;
+        shutdown.cancel();
+        sockets.close();
+        sockets.wait().await;
+        self.games.close();
+        self.games.wait().await;
+        self.writer.close().await;
+        let _ = self.writer_task.await;
+        self.store.close().await;
+        tracing::info!("shut down");
+        Ok(served?)
+    }
+}

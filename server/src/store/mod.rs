@@ -1,0 +1,299 @@
+//! The store: games, seats and the append-only action log in SQLite (WAL mode), migrated at
+//! start-up. Reads go straight to the pool; accepted actions go through the single
+//! [`writer::Writer`] task, which commits the actions of many games together.
+//!
+//! Only `query`/`query_as` are used (not the checked macros), so a fresh clone builds without a
+//! database or an offline cache.
+
+mod rows;
+mod time;
+pub mod writer;
+
+pub use rows::{ActionRow, GameRow, SummaryRow};
+pub use time::{now_ms, rfc3339};
+
+use siege_protocol::{GameLog, GameStatus, Seats, Side};
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use std::str::FromStr;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// How long a connection waits for SQLite's write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Pool size: SQLite has one writer; the rest serve reads (logs, listings, replays).
+const MAX_CONNECTIONS: u32 = 8;
+
+/// A store failure. The message is for logs; clients get a generic `internal` error.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A row that cannot be what the schema promises (bad side, bad JSON, bad seed).
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+    /// A write the writer could not commit.
+    #[error("write failed: {0}")]
+    Write(String),
+    /// The writer task is gone (the server is shutting down).
+    #[error("the store writer has stopped")]
+    WriterGone,
+}
+
+/// A new game as created by `POST /api/games`: the game row and its creator's seat.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: Uuid,
+    pub name: String,
+    pub seed: [u8; 32],
+    pub seed_commitment: String,
+    pub side: Side,
+    pub token_hash: String,
+}
+
+/// The shared handle on the database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Open (creating if missing) the database at `url`, in WAL mode, and apply the migrations.
+    ///
+    /// `synchronous = FULL`: every commit is on disk before its actions are acknowledged, so
+    /// neither a killed process nor a power cut loses an acknowledged action. Group commit in
+    /// the writer keeps the fsyncs few.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, true).await
+    }
+
+    /// Open an existing database only (audits: a mistyped path must not create an empty one).
+    pub async fn open_existing(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, false).await
+    }
+
+    async fn connect(url: &str, create: bool) -> Result<Store, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(create)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// The pool, for the writer.
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Whether the database answers (`/healthz`).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Close the pool, checkpointing the WAL.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Insert a new game and its creator's seat in one transaction.
+    pub async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        let now = now_ms();
+        let id = game.id.to_string();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at) \
+             VALUES (?, ?, 'open', ?, ?, NULL, ?, ?)",
+        )
+        .bind(&id)
+        .bind(&game.name)
+        .bind(game.seed.as_slice())
+        .bind(&game.seed_commitment)
+        .bind(now)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?)")
+            .bind(&id)
+            .bind(game.side.as_str())
+            .bind(&game.token_hash)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Give `side`'s seat to the holder of `token_hash`. Returns `false` when the seat was
+    /// already taken (nothing changed). The game becomes `active` once both seats are taken,
+    /// unless it is already finished.
+    pub async fn take_seat(
+        &self,
+        id: Uuid,
+        side: Side,
+        token_hash: &str,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let id = id.to_string();
+        let mut tx = self.pool.begin().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (game_id, side) DO NOTHING",
+        )
+        .bind(&id)
+        .bind(side.as_str())
+        .bind(token_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if inserted == 0 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE games SET updated_at = ?, status = CASE \
+               WHEN status = 'finished' THEN 'finished' \
+               WHEN (SELECT count(*) FROM seats WHERE game_id = ?) >= 2 THEN 'active' \
+               ELSE 'open' END \
+             WHERE id = ?",
+        )
+        .bind(now)
+        .bind(&id)
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The game row, if there is one.
+    pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
+        Ok(sqlx::query_as::<_, GameRow>(
+            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at \
+             FROM games WHERE id = ?",
+        )
+        .bind(id.to_string())
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// The seats of a game: side and token hash.
+    pub async fn seats(&self, id: Uuid) -> Result<Vec<(Side, String)>, StoreError> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT side, token_hash FROM seats WHERE game_id = ? ORDER BY side")
+                .bind(id.to_string())
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter()
+            .map(|(side, hash)| Ok((rows::parse_side(&side)?, hash)))
+            .collect()
+    }
+
+    /// The log entries `after < seq <= upto` of a game, in order.
+    pub async fn log(&self, id: Uuid, after: u64, upto: u64) -> Result<Vec<ActionRow>, StoreError> {
+        Ok(sqlx::query_as::<_, ActionRow>(
+            "SELECT seq, side, action, events, state_hash, at FROM actions \
+             WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .bind(clamp(after))
+        .bind(clamp(upto))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// The published log of a game: its entries, its commitment and — when the game is
+    /// finished or `reveal_seed` is set (an operator with the database) — its seed.
+    pub async fn game_log(
+        &self,
+        id: Uuid,
+        reveal_seed: bool,
+    ) -> Result<Option<GameLog>, StoreError> {
+        let Some(row) = self.game(id).await? else {
+            return Ok(None);
+        };
+        let finished = row.status()? == GameStatus::Finished;
+        let entries = self
+            .log(id, 0, u64::MAX)
+            .await?
+            .iter()
+            .map(ActionRow::to_entry)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(GameLog {
+            game_id: row.id.clone(),
+            seed_commitment: row.seed_commitment.clone(),
+            seed: (finished || reveal_seed).then(|| hex::encode(&row.seed)),
+            entries,
+        }))
+    }
+
+    /// The number of entries in a game's log.
+    pub async fn log_len(&self, id: Uuid) -> Result<u64, StoreError> {
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT coalesce(max(seq), 0) FROM actions WHERE game_id = ?")
+                .bind(id.to_string())
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// The most recent games, newest first, optionally of one status.
+    pub async fn list(
+        &self,
+        status: Option<GameStatus>,
+        limit: u32,
+    ) -> Result<Vec<SummaryRow>, StoreError> {
+        Ok(sqlx::query_as::<_, SummaryRow>(
+            "SELECT g.id, g.name, g.status, g.result, g.created_at, \
+               coalesce(a.turn, 0) AS turn, coalesce(a.phase, 'allied_setup') AS phase, \
+               EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied, \
+               EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese \
+             FROM games g \
+             LEFT JOIN actions a ON a.game_id = g.id \
+               AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
+             WHERE ?1 IS NULL OR g.status = ?1 \
+             ORDER BY g.created_at DESC, g.id \
+             LIMIT ?2",
+        )
+        .bind(status.map(GameStatus::as_str))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// The ids of every game not yet finished, to rebuild at start-up.
+    pub async fn unfinished(&self) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT id FROM games WHERE status != 'finished' ORDER BY created_at")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter()
+            .map(|(id,)| {
+                Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))
+            })
+            .collect()
+    }
+}
+
+/// Which seats of a list of seat rows are taken.
+pub fn seats_of(rows: &[(Side, String)]) -> Seats {
+    let mut seats = Seats::default();
+    for (side, _) in rows {
+        seats.take(*side);
+    }
+    seats
+}
+
+/// A sequence number as SQLite's signed integer.
+fn clamp(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}

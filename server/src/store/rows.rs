@@ -1,0 +1,120 @@
+//! Rows as SQLite returns them, and their checked conversion into the wire types. A row that
+//! breaks the schema's promises is a [`StoreError::Corrupt`], never a panic.
+
+use super::{StoreError, rfc3339};
+use serde_json::Value;
+use siege_protocol::{GameStatus, GameSummary, LogEntry, Phase, Seats, Side};
+use sqlx::FromRow;
+
+/// A row of `games`.
+#[derive(Clone, Debug, FromRow)]
+pub struct GameRow {
+    pub id: String,
+    pub name: String,
+    pub status: String,
+    pub seed: Vec<u8>,
+    pub seed_commitment: String,
+    pub result: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl GameRow {
+    /// The status, checked.
+    pub fn status(&self) -> Result<GameStatus, StoreError> {
+        GameStatus::parse(&self.status)
+            .ok_or_else(|| StoreError::Corrupt(format!("game {}: status {}", self.id, self.status)))
+    }
+
+    /// The 32-byte seed, checked.
+    pub fn seed(&self) -> Result<[u8; 32], StoreError> {
+        <[u8; 32]>::try_from(self.seed.as_slice())
+            .map_err(|_| StoreError::Corrupt(format!("game {}: seed is not 32 bytes", self.id)))
+    }
+}
+
+/// A row of `actions`.
+#[derive(Clone, Debug, FromRow)]
+pub struct ActionRow {
+    pub seq: i64,
+    pub side: String,
+    pub action: String,
+    pub events: String,
+    pub state_hash: String,
+    pub at: i64,
+}
+
+impl ActionRow {
+    /// The sequence number, checked.
+    pub fn seq(&self) -> Result<u64, StoreError> {
+        u64::try_from(self.seq).map_err(|_| StoreError::Corrupt(format!("seq {}", self.seq)))
+    }
+
+    /// The side that acted, checked.
+    pub fn side(&self) -> Result<Side, StoreError> {
+        parse_side(&self.side)
+    }
+
+    /// The entry as `GET /api/games/{id}/log` shows it.
+    pub fn to_entry(&self) -> Result<LogEntry, StoreError> {
+        Ok(LogEntry {
+            seq: self.seq()?,
+            side: self.side()?,
+            action: parse_json(&self.action)?,
+            events: serde_json::from_str(&self.events)
+                .map_err(|e| StoreError::Corrupt(format!("events of entry {}: {e}", self.seq)))?,
+            state_hash: self.state_hash.clone(),
+            at: rfc3339(self.at),
+        })
+    }
+}
+
+/// A row of the listing query.
+#[derive(Clone, Debug, FromRow)]
+pub struct SummaryRow {
+    pub id: String,
+    pub name: String,
+    pub status: String,
+    pub result: Option<String>,
+    pub created_at: i64,
+    pub turn: i64,
+    pub phase: String,
+    pub allied: bool,
+    pub chinese: bool,
+}
+
+impl SummaryRow {
+    /// The summary as `GET /api/games` shows it.
+    pub fn to_summary(&self) -> Result<GameSummary, StoreError> {
+        let phase: Phase = serde_json::from_value(Value::String(self.phase.clone()))
+            .map_err(|e| StoreError::Corrupt(format!("game {}: phase: {e}", self.id)))?;
+        Ok(GameSummary {
+            game_id: self.id.clone(),
+            name: self.name.clone(),
+            status: GameStatus::parse(&self.status)
+                .ok_or_else(|| StoreError::Corrupt(format!("game {}: status", self.id)))?,
+            turn: u8::try_from(self.turn).unwrap_or(u8::MAX),
+            phase,
+            seats: Seats {
+                allied: self.allied,
+                chinese: self.chinese,
+            },
+            created_at: rfc3339(self.created_at),
+            result: self.result.as_deref().map(parse_json).transpose()?,
+        })
+    }
+}
+
+/// A side as stored.
+pub fn parse_side(s: &str) -> Result<Side, StoreError> {
+    match s {
+        "allied" => Ok(Side::Allied),
+        "chinese" => Ok(Side::Chinese),
+        other => Err(StoreError::Corrupt(format!("side {other}"))),
+    }
+}
+
+/// Stored JSON text as a value.
+pub fn parse_json(s: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}")))
+}

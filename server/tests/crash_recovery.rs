@@ -1,0 +1,259 @@
+//! Kill -9 loses nothing that was acknowledged: the real `siege` binary is killed mid-game
+//! (with an action in flight), restarted on the same database, rebuilds the game from its log,
+//! and the clients resume from the seq they had. Then a SIGTERM shuts it down gracefully,
+//! closing the sockets with "going away".
+
+#[path = "../../tests/src/client.rs"]
+mod client;
+
+use client::{Http, Read, Ws, action_frame, choose, temp_dir};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Actions played before the kill.
+const BEFORE_KILL: u64 = 120;
+/// Actions played after the restart.
+const AFTER_RESTART: u64 = 40;
+
+/// Start `siege serve` on port 0 and read the address it prints.
+async fn spawn_server(db: &str) -> (Child, Http) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_siege"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
+        // The random players act as fast as the server answers.
+        .args(["--frame-rate", "100000"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the siege binary starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines
+        .next_line()
+        .await
+        .expect("read stdout")
+        .expect("the server prints its address");
+    let base = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    (child, Http::new(&base))
+}
+
+/// Both players and a spectator, each with their latest state.
+struct Table {
+    allied: Ws,
+    chinese: Ws,
+    spectator: Ws,
+    a_state: Value,
+    c_state: Value,
+    /// Every events frame the spectator saw, by seq.
+    events: BTreeMap<u64, Value>,
+    /// Every action sent, by the seq it was sent at + 1.
+    sent: BTreeMap<u64, Value>,
+    rng: ChaCha8Rng,
+}
+
+impl Table {
+    /// A new game with both players and a spectator connected; returns the table, the game id
+    /// and the two tokens.
+    async fn sit_down(http: &Http, seed: u64) -> (Table, String, Value, Value) {
+        let created = http.create("allied").await;
+        let id = created["game_id"].as_str().unwrap().to_string();
+        let joined = http.join(&id).await;
+        let (a_token, c_token) = (created["token"].clone(), joined["token"].clone());
+        let url = http.ws_url(&id);
+        let mut allied = Ws::open(&url, json!({"type": "join", "token": a_token})).await;
+        let mut chinese = Ws::open(&url, json!({"type": "join", "token": c_token})).await;
+        let mut spectator = Ws::open(&url, json!({"type": "spectate"})).await;
+        let (_, a_state) = allied.next_state().await;
+        let (_, c_state) = chinese.next_state().await;
+        spectator.next_state().await;
+        let table = Table {
+            allied,
+            chinese,
+            spectator,
+            a_state,
+            c_state,
+            events: BTreeMap::new(),
+            sent: BTreeMap::new(),
+            rng: ChaCha8Rng::seed_from_u64(11 + seed),
+        };
+        (table, id, a_token, c_token)
+    }
+
+    /// Whether the game has ended.
+    fn over(&self) -> bool {
+        self.a_state["view"]["to_act"].is_null()
+    }
+
+    fn seq(&self) -> u64 {
+        self.a_state["seq"].as_u64().unwrap()
+    }
+
+    /// Send the next random action of the side to act; `None` once the game is over.
+    async fn send_next(&mut self) -> Option<()> {
+        let (ws, state) = match self.a_state["view"]["to_act"].as_str() {
+            Some("allied") => (&mut self.allied, &self.a_state),
+            Some("chinese") => (&mut self.chinese, &self.c_state),
+            _ => return None,
+        };
+        let action = choose(&mut self.rng, state).expect("a legal action");
+        ws.send(action_frame(state, &action)).await;
+        let seq = state["seq"].as_u64().unwrap();
+        self.sent.insert(seq + 1, action);
+        Some(())
+    }
+
+    /// Everyone reads the state after the action just sent.
+    async fn read_all(&mut self) {
+        let (_, a) = self.allied.next_state().await;
+        let (_, c) = self.chinese.next_state().await;
+        let (events, s) = self.spectator.next_state().await;
+        assert_eq!(a["seq"], s["seq"]);
+        assert_eq!(c["seq"], s["seq"]);
+        for e in events {
+            self.events.insert(e["seq"].as_u64().unwrap(), e);
+        }
+        self.a_state = a;
+        self.c_state = c;
+    }
+
+    /// Play `n` acknowledged actions.
+    async fn play(&mut self, n: u64) {
+        for _ in 0..n {
+            if self.send_next().await.is_none() {
+                return;
+            }
+            self.read_all().await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_loses_no_acknowledged_action_and_clients_resume() {
+    let dir = temp_dir("crash");
+    let db = format!("sqlite://{}", dir.join("siege.db").display());
+    let (mut first, http) = spawn_server(&db).await;
+    // A random game may end early (rarely): then sit down at a new one.
+    let mut tries = 0;
+    let (mut table, id, a_token, c_token) = loop {
+        let (mut table, id, a_token, c_token) = Table::sit_down(&http, tries).await;
+        table.play(BEFORE_KILL).await;
+        if table.seq() == BEFORE_KILL && !table.over() {
+            break (table, id, a_token, c_token);
+        }
+        tries += 1;
+        assert!(
+            tries < 10,
+            "ten random games in a row ended within {BEFORE_KILL} actions"
+        );
+    };
+    let acknowledged = table.seq();
+
+    // One more action in flight, and the server is killed without a chance to clean up.
+    table.send_next().await.expect("the game goes on");
+    first.start_kill().expect("SIGKILL");
+    first.wait().await.expect("the killed server is reaped");
+
+    let (mut second, http) = spawn_server(&db).await;
+    let (status, info) = http.get(&format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    let seq = info["seq"].as_u64().unwrap();
+    assert!(
+        seq == acknowledged || seq == acknowledged + 1,
+        "the restarted game is at {seq}; {acknowledged} were acknowledged"
+    );
+    let (_, log) = http.get(&format!("/api/games/{id}/log")).await;
+    let entries = log["entries"].as_array().unwrap();
+    assert_eq!(entries.len() as u64, seq);
+    for e in entries {
+        let n = e["seq"].as_u64().unwrap();
+        assert_eq!(e["action"], table.sent[&n], "entry {n} is the action sent");
+    }
+
+    // The clients resume from what they had: the missed events, then the current state.
+    let url = http.ws_url(&id);
+    let mut allied = Ws::open(
+        &url,
+        json!({"type": "resume", "token": a_token, "seq": acknowledged}),
+    )
+    .await;
+    let (missed, a_state) = allied.next_state().await;
+    assert_eq!(a_state["seq"], seq);
+    assert_eq!(a_state["you"], "allied");
+    assert_eq!(missed.len() as u64, seq - acknowledged);
+    let mut chinese = Ws::open(
+        &url,
+        json!({"type": "resume", "token": c_token, "seq": acknowledged}),
+    )
+    .await;
+    let (_, c_state) = chinese.next_state().await;
+    assert_eq!(c_state["you"], "chinese");
+    let from = acknowledged - 10;
+    let mut spectator = Ws::open(&url, json!({"type": "resume", "seq": from})).await;
+    let (replayed, s_state) = spectator.next_state().await;
+    assert_eq!(s_state["you"], "spectator");
+    assert_eq!(replayed.len() as u64, seq - from);
+    for e in &replayed {
+        let n = e["seq"].as_u64().unwrap();
+        if let Some(seen) = table.events.get(&n) {
+            assert_eq!(
+                e, seen,
+                "the resumed events of {n} are those broadcast before"
+            );
+        }
+    }
+
+    // The game goes on where it stopped.
+    table.allied = allied;
+    table.chinese = chinese;
+    table.spectator = spectator;
+    table.a_state = a_state;
+    table.c_state = c_state;
+    table.play(AFTER_RESTART).await;
+    assert!(
+        table.seq() > seq || table.over(),
+        "the game went on after the restart"
+    );
+
+    // SIGTERM: a graceful stop closes every socket with 1001 "going away" and exits cleanly.
+    let pid = second.id().expect("pid").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill -TERM");
+    assert!(killed.success());
+    for ws in [&mut table.allied, &mut table.chinese, &mut table.spectator] {
+        match ws.read().await {
+            Read::Closed(code) => assert_eq!(code, Some(1001)),
+            Read::Frame(f) => panic!("expected a close, got {f}"),
+        }
+    }
+    let status = second.wait().await.expect("the server exits");
+    assert!(status.success(), "graceful shutdown exits 0: {status}");
+
+    // The database, audited offline, replays to the last state everyone saw.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_siege"))
+        .args(["replay", "--game", &id, "--database", &db])
+        .output()
+        .expect("siege replay runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("{} actions replayed", table.seq())),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

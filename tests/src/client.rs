@@ -1,0 +1,255 @@
+//! A test client that speaks only PROTOCOL.md: JSON over HTTP (reqwest) and one WebSocket per
+//! connection (tokio-tungstenite). It knows no rules: to play, it picks one of the
+//! `legal_actions` it was sent (with the engine's random player, for realistic games) and
+//! sends it back unchanged.
+//!
+//! Shared by the `siege-tests` crate and, through `#[path]`, by the server package's own
+//! integration tests (which need the real `siege` binary).
+
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+use siege::rules::Action;
+use siege_protocol::Phase;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Guard against a hung test: no frame is expected to take anywhere near this long. This is
+/// not a timing assertion; it only turns a hang into a failure with a message.
+const HANG: Duration = Duration::from_secs(120);
+
+/// HTTP access to a server at `base` (`http://127.0.0.1:PORT`).
+#[derive(Clone, Debug)]
+pub struct Http {
+    pub base: String,
+    client: reqwest::Client,
+}
+
+impl Http {
+    pub fn new(base: &str) -> Http {
+        Http {
+            base: base.trim_end_matches('/').to_string(),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// `GET path`: status and JSON body (`Value::Null` when the body is not JSON).
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// `POST path` with a raw body.
+    pub async fn post(&self, path: &str, body: impl Into<String>) -> (u16, Value) {
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.into())
+            .send()
+            .await
+            .expect("POST");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// Create a game; the creator plays `side`.
+    pub async fn create(&self, side: &str) -> Value {
+        let (status, body) = self
+            .post(
+                "/api/games",
+                json!({"side": side, "name": "test"}).to_string(),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        body
+    }
+
+    /// Take the free seat of game `id`.
+    pub async fn join(&self, id: &str) -> Value {
+        let (status, body) = self.post(&format!("/api/games/{id}/join"), "").await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    /// The WebSocket URL of game `id`.
+    pub fn ws_url(&self, id: &str) -> String {
+        format!("{}/ws/games/{id}", self.base.replacen("http", "ws", 1))
+    }
+}
+
+/// One WebSocket connection.
+pub struct Ws {
+    stream: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+/// What a socket read: a JSON text frame, or the close (with its code).
+#[derive(Debug)]
+pub enum Read {
+    Frame(Value),
+    Closed(Option<u16>),
+}
+
+impl Ws {
+    pub async fn connect(url: &str) -> Ws {
+        let (stream, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .expect("websocket connect");
+        Ws { stream }
+    }
+
+    /// Connect and send a first frame.
+    pub async fn open(url: &str, first: Value) -> Ws {
+        let mut ws = Ws::connect(url).await;
+        ws.send(first).await;
+        ws
+    }
+
+    pub async fn send(&mut self, frame: Value) {
+        self.send_text(frame.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: impl Into<String>) {
+        self.stream
+            .send(Message::text(text.into()))
+            .await
+            .expect("websocket send");
+    }
+
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) {
+        self.stream
+            .send(Message::binary(bytes))
+            .await
+            .expect("websocket send");
+    }
+
+    /// The next text frame or the close.
+    pub async fn read(&mut self) -> Read {
+        loop {
+            let next = tokio::time::timeout(HANG, self.stream.next())
+                .await
+                .expect("no frame from the server (hung?)");
+            match next {
+                Some(Ok(Message::Text(t))) => {
+                    return Read::Frame(serde_json::from_str(t.as_str()).expect("frame is JSON"));
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Read::Closed(frame.map(|f| u16::from(f.code)));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return Read::Closed(None),
+            }
+        }
+    }
+
+    /// The next text frame; panics on a close.
+    pub async fn recv(&mut self) -> Value {
+        match self.read().await {
+            Read::Frame(v) => v,
+            Read::Closed(code) => panic!("socket closed ({code:?})"),
+        }
+    }
+
+    /// Read until a `state` frame; returns the `events` frames before it and the state.
+    pub async fn next_state(&mut self) -> (Vec<Value>, Value) {
+        let mut events = Vec::new();
+        loop {
+            let f = self.recv().await;
+            match f["type"].as_str() {
+                Some("state") => return (events, f),
+                Some("events") => events.push(f),
+                _ => panic!("expected events or state, got {f}"),
+            }
+        }
+    }
+
+    /// For a client that asked for patches: read until a `patch` or a `state` frame and bring
+    /// `current` (the last full state) up to date with it; returns the `events` frames before.
+    pub async fn next_patched(&mut self, current: &mut Value) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let f = self.recv().await;
+            match f["type"].as_str() {
+                Some("state") => {
+                    *current = f;
+                    return events;
+                }
+                Some("patch") => {
+                    let ops = f["ops"].as_array().expect("ops");
+                    siege_protocol::patch::apply(current, ops).expect("the patch applies");
+                    assert_eq!(current["seq"], f["seq"], "a patch carries its seq");
+                    return events;
+                }
+                Some("events") => events.push(f),
+                _ => panic!("expected events, patch or state, got {f}"),
+            }
+        }
+    }
+
+    /// The next frame must be an `error` with `code`.
+    pub async fn expect_error(&mut self, code: &str) -> Value {
+        let f = self.recv().await;
+        assert_eq!(f["type"], "error", "expected error {code}, got {f}");
+        assert_eq!(f["code"], code, "{f}");
+        assert!(f["message"].as_str().is_some_and(|m| !m.is_empty()), "{f}");
+        f
+    }
+
+    /// The socket is still open and answering: ping → pong.
+    pub async fn assert_alive(&mut self) {
+        self.send(json!({"type": "ping"})).await;
+        let f = self.recv().await;
+        assert_eq!(f, json!({"type": "pong"}));
+    }
+
+    /// The server closes the socket after an error frame with `code`.
+    pub async fn expect_error_and_close(&mut self, code: &str) {
+        self.expect_error(code).await;
+        match self.read().await {
+            Read::Closed(_) => {}
+            Read::Frame(f) => panic!("expected the socket to close, got {f}"),
+        }
+    }
+}
+
+/// Choose a legal action from a `state` frame with the engine's random player; returns the
+/// element of `legal_actions` exactly as it was sent, or `None` when the list is empty.
+pub fn choose(rng: &mut ChaCha8Rng, state: &Value) -> Option<Value> {
+    let raw = state["legal_actions"].as_array()?;
+    if raw.is_empty() {
+        return None;
+    }
+    let legal: Vec<Action> = raw
+        .iter()
+        .map(|a| serde_json::from_value(a.clone()).expect("a legal action parses"))
+        .collect();
+    let phase: Phase =
+        serde_json::from_value(state["view"]["phase"].clone()).expect("the view has a phase");
+    let chosen = siege::bot::choose(rng, phase, &legal)?;
+    let index = legal.iter().position(|a| std::ptr::eq(a, chosen))?;
+    Some(raw[index].clone())
+}
+
+/// The `action` frame answering `state`.
+pub fn action_frame(state: &Value, action: &Value) -> Value {
+    json!({"type": "action", "seq": state["seq"], "action": action})
+}
+
+/// A unique temporary folder for a test's database.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("siege-{tag}-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
