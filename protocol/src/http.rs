@@ -74,6 +74,10 @@ pub struct CreateGame {
     /// A name for listings; a default one when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Start from this position (the analysis board's JSON) instead of the setup of
+    /// section 22; both players are told it is a custom start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Value>,
 }
 
 /// The answer to `POST /api/games`. The token is shown here once and never again.
@@ -138,6 +142,9 @@ pub struct GameLog<A = Value, E = Value> {
     /// The seed in hex, once the game is finished.
     #[serde(default)]
     pub seed: Option<String>,
+    /// The custom position the game started from, if it did not start from the setup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Value>,
     pub entries: Vec<LogEntry<A, E>>,
 }
 

@@ -73,7 +73,9 @@ impl Packed {
     }
 
     fn add_points(&mut self, p: u8) {
-        let total = u32::from(self.points()).saturating_add(u32::from(p)).min(0xff);
+        let total = u32::from(self.points())
+            .saturating_add(u32::from(p))
+            .min(0xff);
         self.0 = (self.0 & !(0xff << 2)) | (total << 2);
     }
 
@@ -178,7 +180,11 @@ impl Board {
             if !info.has(EXERTS) {
                 continue;
             }
-            let flag = if info.side() == Some(Side::Allied) { ALLIED_ZOC } else { CHINESE_ZOC };
+            let flag = if info.side() == Some(Side::Allied) {
+                ALLIED_ZOC
+            } else {
+                CHINESE_ZOC
+            };
             hexes[h.index()] |= flag;
             let from = ground_in(scn, &ruins, h);
             for n in h.neighbours() {
@@ -211,7 +217,11 @@ impl Board {
 
     /// Whether `hex` is in the zone of control of `side`'s units (6).
     pub fn in_zoc_of(&self, side: Side, hex: Hex) -> bool {
-        let flag = if side == Side::Allied { ALLIED_ZOC } else { CHINESE_ZOC };
+        let flag = if side == Side::Allied {
+            ALLIED_ZOC
+        } else {
+            CHINESE_ZOC
+        };
         Packed(self.hexes[hex.index()]).has(flag)
     }
 

@@ -282,7 +282,12 @@ pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
     }
     let from = attacker_hexes(scn, st, &board, side);
     let mut seen: Vec<Hex> = Vec::new();
-    for c in scn.counters.counters.iter().filter(|c| c.side == side.other()) {
+    for c in scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side.other())
+    {
         let u = st.unit(c.id);
         let Some(h) = u.hex() else { continue };
         if seen.contains(&h) {

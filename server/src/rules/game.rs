@@ -130,6 +130,17 @@ impl Game {
         }
     }
 
+    /// A game starting from a custom position (the analysis board) rather than the setup of
+    /// section 22, its dice seeded with `seed`. Both players see `custom_start` in the view.
+    pub fn from_position(
+        scenario: Arc<Scenario>,
+        position: &super::position::Position,
+        seed: [u8; 32],
+    ) -> Result<Game, super::position::PositionError> {
+        let built = position.build(&scenario, seed)?;
+        Ok(Game::from_state(scenario, built.state))
+    }
+
     /// The scenario the game is played on.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -160,7 +171,8 @@ impl Game {
 
     /// The legal actions of the side to act (computed once per state).
     fn legal(&self) -> &[Action] {
-        self.legal.get_or_init(|| phases::legal(&self.scenario, &self.state))
+        self.legal
+            .get_or_init(|| phases::legal(&self.scenario, &self.state))
     }
 
     /// Whether `action` is legal for `side` now, without copying the list.
