@@ -110,10 +110,11 @@ impl Update {
     }
 }
 
-/// The `events` frame for the action numbered `seq`, from the events' JSON array.
-pub fn events_frame(seq: u64, events_json: &str) -> Utf8Bytes {
+/// The `events` frame for the action numbered `seq` taken by `side`, from the events' JSON
+/// array.
+pub fn events_frame(seq: u64, side: &str, events_json: &str) -> Utf8Bytes {
     Utf8Bytes::from(format!(
-        r#"{{"type":"events","seq":{seq},"events":{events_json}}}"#
+        r#"{{"type":"events","seq":{seq},"side":"{side}","events":{events_json}}}"#
     ))
 }
 

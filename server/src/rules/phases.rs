@@ -390,7 +390,7 @@ pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
 
 /// The end of a turn: after turn 11 the game ends (20, 21); otherwise the next turn begins.
 fn end_turn(ctx: &mut Ctx<'_>) {
-    if ctx.st.turn >= 11 {
+    if ctx.st.turn >= victory::LAST_TURN {
         victory::check_final(ctx);
     } else {
         let next = ctx.st.turn + 1;

@@ -355,7 +355,7 @@ impl Connection {
         };
         for row in rows {
             let seq = u64::try_from(row.seq).unwrap_or(0);
-            send(socket, events_frame(seq, &row.events)).await?;
+            send(socket, events_frame(seq, &row.side, &row.events)).await?;
         }
         Ok(())
     }
