@@ -262,16 +262,23 @@ await check('turn 1 by clicks: Big Gun aimed by arrows, Chinese entry and moves 
   assert(/rolled\D{0,3}\d/.test(log), 'the log shows the dice');
 });
 
-await check('LOS tool: two hexes picked, the line drawn with a verdict', async () => {
+await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdict', async () => {
   await allied.click('#toggle-los');
   await allied.click('#zoom-fit');
   const { clickHex } = await import('./lib.mjs');
+  // Two hexes of the Legation Quarter (clear or blocked, as the engine finds them in this game's
+  // position), then from the legations over the Tartar Wall, which is never clear (8.5).
   await clickHex(allied, '1618');
   await clickHex(allied, '1622');
-  await allied.waitForFunction(() => !/asking/.test(document.querySelector('#los-box')?.textContent ?? 'asking'));
+  await allied.waitForFunction(() => document.querySelector('#los-box').dataset.verdict);
   const text = await allied.textContent('#los-box');
-  assert(/1618 → 1622/.test(text), `LOS box says: ${text}`);
-  assert(await allied.locator('#map .los-line').count() === 1, 'the line is drawn');
+  assert(/1618 → 1622: (line of sight is clear|blocked at \d{4})/.test(text), `LOS box says: ${text}`);
+  assert(/rules .*8\.5/.test(text), `the verdict cites 8.5: ${text}`);
+  assert(await allied.locator('#map .los-line.clear, #map .los-line.blocked').count() === 1, 'the line is drawn with its verdict');
+  await clickHex(allied, '2533');
+  await clickHex(allied, '2538');
+  await allied.waitForFunction(() => /2533 → 2538: (line|blocked)/.test(document.querySelector('#los-box').textContent));
+  assert(await allied.getAttribute('#los-box', 'data-verdict') === 'blocked', `over the Tartar Wall: ${await allied.textContent('#los-box')}`);
   await shot(allied, '13-los.png');
   await allied.click('#toggle-los');
 });

@@ -67,7 +67,9 @@ export class LiveGame {
   }
 
   onEvents(f) {
-    const side = this.table.state?.view.to_act ?? null;
+    // Whose action it was comes with the frame; an older server's frames lack it, and then the
+    // side to act in the state before is the best guess.
+    const side = f.side ?? this.table.state?.view.to_act ?? null;
     this.log.add(f.seq, f.events, side);
     this.lastLogged = Math.max(this.lastLogged, f.seq);
     this.table.noteEvents(f.events);

@@ -1,7 +1,8 @@
 // The line-of-sight tool: pick a firing hex and a target hex, see the line between their
-// centres and the engine's verdict (clear, or blocked at a hex) from the analysis route
+// centres and the engine's verdict (clear, or blocked at a hex, and why) from the analysis route
 // (`POST /api/analysis`, issue 8). The page draws the line itself only for display; whether it
-// is blocked is the server's call, never the page's.
+// is blocked is the server's call, never the page's. At a game's table the tool asks on its own;
+// the analysis board asks it together with its other questions (`onPair`).
 
 import { svg, clear, h } from './dom.js';
 import { R, centre, hexPoints } from './geometry.js';
@@ -9,11 +10,13 @@ import { api } from './api.js';
 
 export class LosTool {
   /** `layer`: an SVG group on the map; `box`: the element for the verdict; `position()`: the
-   *  current position as the analysis route reads it. */
-  constructor(layer, box, position) {
+   *  current position as the analysis route reads it; `onPair()`, if given, is called instead of
+   *  asking when both hexes are picked. */
+  constructor(layer, box, position, onPair = null) {
     this.layer = layer;
     this.box = box;
     this.position = position;
+    this.onPair = onPair;
     this.active = false;
     this.from = null;
     this.to = null;
@@ -31,6 +34,12 @@ export class LosTool {
 
   say(text, cls = '') {
     clear(this.box).append(h('p', { class: cls, text }));
+    this.box.dataset.verdict = cls === 'ok' ? 'clear' : cls === 'no' ? 'blocked' : '';
+  }
+
+  /** Both hexes picked: the query to ask, or null. */
+  query() {
+    return this.from && this.to ? { los: { from: this.from, to: this.to } } : null;
   }
 
   /** A map tap while the tool is on. */
@@ -40,11 +49,14 @@ export class LosTool {
       this.to = null;
       this.draw();
       this.say(`From ${hex}: now click the target hex.`);
+      if (this.onPair) this.onPair();
       return;
     }
     this.to = hex;
     this.draw();
-    this.ask();
+    this.say(`${this.from} → ${hex}: asking the server…`);
+    if (this.onPair) this.onPair();
+    else this.ask();
   }
 
   draw(answer = null) {
@@ -69,50 +81,34 @@ export class LosTool {
     }
   }
 
-  async ask() {
+  /** Show the engine's answer to `query()` (the line, the blocking hex, the verdict). */
+  show(a) {
     const { from, to } = this;
+    if (!a || typeof a.clear !== 'boolean') {
+      this.fail(new Error(a?.error?.message ?? 'no answer'));
+      return;
+    }
+    this.draw(a);
+    const why = a.reason ? ` ${a.reason}` : '';
+    const rules = a.rules?.length ? ` (rules ${a.rules.join(', ')})` : '';
+    this.say(a.clear ? `${from} → ${to}: line of sight is clear.${why}${rules}` : `${from} → ${to}: blocked at ${a.blocked_at}.${why}${rules}`, a.clear ? 'ok' : 'no');
+  }
+
+  /** The server gave no verdict: the line stays, drawn for reference only. */
+  fail(e) {
+    this.draw();
+    this.say(`${this.from} → ${this.to}: the server could not answer (${e.message}); the line is drawn for reference only.`, 'warn');
+  }
+
+  async ask() {
+    const q = this.query();
+    if (!q) return;
     const ticket = ++this.asked;
-    this.say(`${from} → ${to}: asking the server…`);
     try {
-      const res = await api.analysis({ position: this.position(), queries: [{ los: { from, to } }] });
-      if (ticket !== this.asked) return;
-      const a = res?.answers?.[0];
-      if (!a || typeof a.clear !== 'boolean') throw new Error('no answer');
-      this.draw(a);
-      const why = a.reason ? ` ${a.reason}` : '';
-      this.say(a.clear ? `${from} → ${to}: line of sight is clear.${why}` : `${from} → ${to}: blocked at ${a.blocked_at}.${why}`, a.clear ? 'ok' : 'no');
+      const res = await api.analysis({ position: this.position(), queries: [q] });
+      if (ticket === this.asked) this.show(res?.answers?.[0]);
     } catch (e) {
-      if (ticket !== this.asked) return;
-      const missing = e.status === 404 || e.status === 405;
-      this.say(missing
-        ? `${from} → ${to}: the server has no line-of-sight check yet (analysis route missing); the line is drawn for reference only.`
-        : `${from} → ${to}: the server could not answer (${e.message}); the line is drawn for reference only.`, 'warn');
+      if (ticket === this.asked) this.fail(e);
     }
   }
-}
-
-/** The phases a position may be in (4); a view between them (setup, end of turn) is asked about
- *  as the nearest one, which does not change what blocks a line of sight. */
-const POSITION_PHASE = {
-  allied_setup: 'big_gun', chinese_setup: 'big_gun', chinese_entry: 'big_gun', end_of_turn: 'allied_combat', game_over: 'allied_combat',
-};
-
-/** The current view as an analysis position (issue 8): units on the map by type, nationality and
- *  counter code, ruins, fortifications and who holds each victory hex. */
-export function positionOf(view) {
-  const control = {};
-  for (const v of view.victory?.hexes ?? []) if (v.side !== 'allied') control[v.hex] = v.side;
-  return {
-    turn: Math.min(11, Math.max(1, view.turn)),
-    phase: POSITION_PHASE[view.phase] ?? view.phase,
-    units: view.units.filter((u) => u.status === 'on_map' && u.hex).map((u) => {
-      const p = { ref: String(u.id), side: u.side, type: u.type, hex: u.hex, reduced: u.reduced };
-      if (u.nationality) p.nationality = u.nationality;
-      if (['leader', 'artillery', 'doctor'].includes(u.type)) p.name = u.code;
-      return p;
-    }),
-    ruins: view.ruins ?? [],
-    fortifications: view.fortifications ?? [],
-    control,
-  };
 }

@@ -6,28 +6,42 @@ import { h, svg, clear } from './dom.js';
 import { counter, describeUnit, pileOrder } from './counters.js';
 import { DIRECTION_NAME } from './geometry.js';
 
-/** The printed turn track: 11 turns of five days each (rule 20). The view gives the turn. */
-const TURNS = 11;
-/** The sequence of play (rule 4), for the phase track; an unknown phase is still shown by title. */
-const PHASES = [
-  ['big_gun', 'Big Gun'], ['chinese_movement', 'Chinese move'], ['allied_reaction', 'Allied reaction'],
-  ['sniper', 'Sniper'], ['chinese_combat', 'Chinese combat'], ['allied_movement', 'Allied move'],
-  ['allied_combat', 'Allied combat'], ['end_of_turn', 'End of turn'],
-];
+/** Short names of the phases for the phase track; the order and the number of turns come from
+ *  the scenario (`turns`, `phases`), and a phase not named here is shown by its key in words. */
+export const PHASE_NAME = {
+  big_gun: 'Big Gun', chinese_movement: 'Chinese move', allied_reaction: 'Allied reaction',
+  sniper: 'Sniper', chinese_combat: 'Chinese combat', allied_movement: 'Allied move',
+  allied_combat: 'Allied combat', end_of_turn: 'End of turn',
+};
+/** Used only when a server sends no `turns`/`phases` (an older one). */
+const DEFAULT_TURNS = 11;
+const DEFAULT_PHASES = ['big_gun', 'chinese_movement', 'allied_reaction', 'sniper', 'chinese_combat', 'allied_movement', 'allied_combat'];
+
+export function phaseName(key) {
+  return PHASE_NAME[key] ?? String(key).replace(/_/g, ' ');
+}
+
+/** The scenario's turn count and phases in order. */
+export function turnsAndPhases(scenario) {
+  const turns = Number.isInteger(scenario?.turns) ? scenario.turns : DEFAULT_TURNS;
+  const phases = Array.isArray(scenario?.phases) && scenario.phases.length ? scenario.phases : DEFAULT_PHASES;
+  return { turns, phases };
+}
 
 export const SIDE_NAME = { allied: 'Allied', chinese: 'Chinese', spectator: 'Spectator' };
 
 /** Turn track, phase track, whose move it is, victory hexes. */
-export function renderStatus(el, view, you) {
+export function renderStatus(el, view, you, scenario) {
   clear(el);
+  const { turns: lastTurn, phases: order } = turnsAndPhases(scenario);
   const turns = h('ol', { class: 'turn-track', 'aria-label': 'Turn track' });
-  for (let t = 1; t <= Math.max(TURNS, view.turn); t++) {
+  for (let t = 1; t <= Math.max(lastTurn, view.turn); t++) {
     turns.append(h('li', { class: t === view.turn ? 'now' : t < view.turn ? 'past' : '', 'aria-current': t === view.turn ? 'step' : null, text: String(t) }));
   }
   const phases = h('ol', { class: 'phase-track', 'aria-label': 'Sequence of play' });
-  const known = PHASES.some(([k]) => k === view.phase);
-  for (const [key, name] of PHASES) {
-    phases.append(h('li', { class: key === view.phase ? 'now' : '', 'aria-current': key === view.phase ? 'step' : null, text: name }));
+  const known = order.includes(view.phase);
+  for (const key of order) {
+    phases.append(h('li', { class: key === view.phase ? 'now' : '', 'aria-current': key === view.phase ? 'step' : null, text: phaseName(key) }));
   }
   const toAct = view.to_act;
   let turnLine;
@@ -46,7 +60,10 @@ export function renderStatus(el, view, you) {
     h('div', { class: 'track-row' }, h('span', { class: 'track-label', text: 'Turn' }), turns),
     known ? h('div', { class: 'phase-row' }, phases) : null,
     h('div', { class: 'phase-title', text: `${view.phase_title}${view.step ? ` · ${view.step.replace(/_/g, ' ')}` : ''}` }),
-    turnLine, victory].filter(Boolean));
+    turnLine, victory,
+    // Both players (and spectators) are told the game did not begin from the setup of rule 22.
+    view.custom_start ? h('div', { class: 'custom-start', title: 'This game began from a position set up on the analysis board, not from the setup of rule 22', text: 'Custom start: this game began from a position set up on the analysis board.' }) : null,
+  ].filter(Boolean));
 }
 
 /** The prompt in words, and whether it is for this player. */
@@ -116,12 +133,35 @@ export function renderOdds(el, view, unitName) {
   if (!rep && !last) { el.hidden = true; return; }
   el.hidden = false;
   const r = rep ?? last;
+  const table = oddsTable(r, unitName, d?.attackers ?? null);
+  const legal = r.legal
+    ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
+    : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
+  if (rep) {
+    el.append(h('h3', { text: `Attack on ${(r.defenders ?? []).join(', ')}` }), table, legal);
+    return;
+  }
+  // The last combat folds to one line once it is old news; open while it is fresh.
+  const key = JSON.stringify(r);
+  const seenBefore = el.dataset.lastCombat !== undefined;
+  const fresh = key !== el.dataset.lastCombat && (seenBefore || /combat/.test(view.phase));
+  el.dataset.lastCombat = key;
+  const open = fresh || wasOpen;
+  el.append(h('details', { class: 'last-combat', open: open ? true : null },
+    h('summary', {}, h('b', { text: 'Last combat' }), ` — ${(r.defenders ?? []).join(', ')} at ${r.column}, rolled ${r.die ?? '–'}: `, h('b', { text: r.result ?? '' })),
+    table));
+}
+
+/** A combat report as a table: who attacks with what, the defence and the terrain multiplier
+ *  with its reason, the odds, the artillery shift, the column and the die modifier — and the
+ *  die and result once rolled. `attackers` (unit ids) names the attackers being declared. */
+export function oddsTable(r, unitName, attackers = null) {
   const names = (ids) => (ids ?? []).map(unitName).join(', ');
   const rows = [];
-  const row = (k, ...v) => rows.push(h('tr', {}, h('th', { scope: 'row', text: k }), h('td', {}, ...v)));
+  const row = (k, ...v) => rows.push(h('tr', { 'data-row': k.toLowerCase().replace(/\W+/g, '-') }, h('th', { scope: 'row', text: k }), h('td', {}, ...v)));
   row('Attacker', `${r.attacker === 'allied' ? 'Allies' : 'Chinese'}${r.bayonet ? ' — bayonet charge ×4' : ''}`);
-  if (d) {
-    row('Attackers', names(d.attackers) || '—');
+  if (attackers) {
+    row('Attackers', names(attackers) || '—');
     if ((r.ranged ?? []).length) row('Ranged fire', names(r.ranged));
   }
   row('Attack', h('b', { text: String(r.attack) }), r.attack_detail ? ` = ${r.attack_detail}` : '');
@@ -138,23 +178,7 @@ export function renderOdds(el, view, unitName) {
     row('Die', h('b', { class: 'die', text: String(r.die) }), r.modified !== r.die ? ` → ${r.modified}` : '');
     row('Result', h('b', { class: 'result', text: r.result ?? '' }));
   }
-  const legal = r.legal
-    ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
-    : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
-  const table = h('table', { class: 'odds-table' }, h('tbody', {}, rows));
-  if (rep) {
-    el.append(h('h3', { text: `Attack on ${(r.defenders ?? []).join(', ')}` }), table, legal);
-    return;
-  }
-  // The last combat folds to one line once it is old news; open while it is fresh.
-  const key = JSON.stringify(r);
-  const seenBefore = el.dataset.lastCombat !== undefined;
-  const fresh = key !== el.dataset.lastCombat && (seenBefore || /combat/.test(view.phase));
-  el.dataset.lastCombat = key;
-  const open = fresh || wasOpen;
-  el.append(h('details', { class: 'last-combat', open: open ? true : null },
-    h('summary', {}, h('b', { text: 'Last combat' }), ` — ${(r.defenders ?? []).join(', ')} at ${r.column}, rolled ${r.die ?? '–'}: `, h('b', { text: r.result ?? '' })),
-    table));
+  return h('table', { class: 'odds-table' }, h('tbody', {}, rows));
 }
 
 /** Units not on the map, by where they are, drawn as counters; those with an action are buttons. */

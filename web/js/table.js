@@ -4,14 +4,15 @@
 
 import { svg, clear, byId } from './dom.js';
 import { Board } from './map.js';
-import { Viewport } from './viewport.js';
+import { Viewport, wireMapButtons } from './viewport.js';
 import { R, HEX_H, centre, hexPoints, hexAt } from './geometry.js';
 import { stack, pileOrder } from './counters.js';
 import { HexMenu } from './menu.js';
 import { indexActions, drawTargets, drawFireArrows, firingGun, actionUnit } from './orders.js';
 import { actionLabel } from './labels.js';
 import { renderStatus, renderPrompt, renderButtons, renderOdds, renderTray, renderResult } from './panels.js';
-import { LosTool, positionOf } from './los.js';
+import { LosTool } from './los.js';
+import { positionOf } from './position.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -61,14 +62,7 @@ export class Table {
   }
 
   wireTools() {
-    byId('zoom-in').onclick = () => this.viewport.zoom(1.4);
-    byId('zoom-out').onclick = () => this.viewport.zoom(1 / 1.4);
-    byId('zoom-fit').onclick = () => this.viewport.fit();
-    const numbers = byId('toggle-numbers');
-    numbers.onclick = () => {
-      const on = byId('map').classList.toggle('no-numbers') === false;
-      numbers.setAttribute('aria-pressed', String(on));
-    };
+    wireMapButtons(this.viewport);
     const los = byId('toggle-los');
     los.onclick = () => {
       const on = this.los.toggle();
@@ -135,7 +129,7 @@ export class Table {
 
   renderPanels() {
     const { view, you } = this.state;
-    renderStatus(byId('status'), view, you);
+    renderStatus(byId('status'), view, you, this.scenario);
     renderPrompt(byId('prompt'), view, you);
     renderButtons(byId('actions'), this.index, this.labelOf, (a) => this.send(a), this.canAct() && !this.waiting);
     renderOdds(byId('odds'), view, this.unitName);

@@ -155,3 +155,17 @@ export class Viewport {
     this.zoomAt(factor, x, y);
   }
 }
+
+/** The zoom buttons and the hex-number switch over the map (`index.html`'s map tools). Plain
+ *  `onclick` assignments, so the next screen's map replaces this one's handlers. */
+export function wireMapButtons(viewport) {
+  const byId = (id) => document.getElementById(id);
+  byId('zoom-in').onclick = () => viewport.zoom(1.4);
+  byId('zoom-out').onclick = () => viewport.zoom(1 / 1.4);
+  byId('zoom-fit').onclick = () => viewport.fit();
+  const numbers = byId('toggle-numbers');
+  numbers.onclick = () => {
+    const on = byId('map').classList.toggle('no-numbers') === false;
+    numbers.setAttribute('aria-pressed', String(on));
+  };
+}
