@@ -2,17 +2,19 @@
 // and play it by clicking (Allied default deployment; Chinese entry, Big Gun, moves and an
 // attack declared and resolved on the map), each sees the other's moves live, a third browser
 // watches, the server is killed and restarted and the pages resume, and a replay steps through
-// the game. Screenshots go to tests/browser/screenshots/; any console or page error fails.
+// the game, which then opens on the analysis board (analysis.mjs, also run here). Screenshots go
+// to tests/browser/screenshots/; any console or page error fails.
 //
 //   cd tests/browser && npm ci && node run.mjs
 //   SIEGE_BIN=path/to/siege (default: target/release/siege)  SIEGE_WEB_DIR=... (default: web/)
-//   SIEGE_README_SHOT=1 also writes docs/screenshot.png
+//   SIEGE_README_SHOT=1 also writes docs/screenshot.png and docs/screenshot-analysis.png
 
 import path from 'node:path';
 import fs from 'node:fs';
 import { launch, newPage, shot, check, assert, finish, here } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
+import { analysisChecks } from './analysis.mjs';
 
 const t0 = Date.now();
 const server = new SiegeServer();
@@ -273,7 +275,7 @@ await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdi
   await allied.waitForFunction(() => document.querySelector('#los-box').dataset.verdict);
   const text = await allied.textContent('#los-box');
   assert(/1618 → 1622: (line of sight is clear|blocked at \d{4})/.test(text), `LOS box says: ${text}`);
-  assert(/rules .*8\.5/.test(text), `the verdict cites 8.5: ${text}`);
+  assert(/Rules: .*8\.5/.test(text), `the verdict cites 8.5: ${text}`);
   assert(await allied.locator('#map .los-line.clear, #map .los-line.blocked').count() === 1, 'the line is drawn with its verdict');
   await clickHex(allied, '2533');
   await clickHex(allied, '2538');
@@ -346,8 +348,22 @@ await check('replay: step, slider and jump over the game, states from the server
   const later = await p.locator('#map .stack').count();
   assert(setupStacks === 0 || later !== setupStacks || true, 'stacks drawn');
   await shot(p, '16-replay.png');
+  // "Analyse": the position shown goes to the analysis board, every unit on its hex.
+  const shown = await positions(p);
+  await p.click('#analyse-position');
+  await p.waitForSelector('#analysis-panel:not([hidden]) #an-mix');
+  await p.waitForFunction(() => ['ready', 'invalid', 'error'].includes(document.body.dataset.analysis));
+  const analysed = await positions(p);
+  const key = (list) => JSON.stringify(list.map((s) => `${s.hex}:${s.units.sort((a, b) => a - b).join(',')}`).sort());
+  assert(key(analysed) === key(shown), `the analysis board shows the replay's ${shown.length} stacks, not ${analysed.length}`);
+  assert(await p.locator('#an-error').isHidden(), `a game's position is valid: ${await p.textContent('#an-error')}`);
+  await shot(p, '16b-replay-analysed.png');
+  await p.goBack();
+  await p.waitForSelector('#replay-slider');
   await p.context().close();
 });
+
+await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

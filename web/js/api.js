@@ -39,9 +39,11 @@ export const api = {
     scenarioPromise ??= request('GET', '/api/scenario').catch((e) => { scenarioPromise = null; throw e; });
     return scenarioPromise;
   },
-  createGame(side, name) {
+  /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
+  createGame(side, name, position) {
     const body = { side };
     if (name) body.name = name;
+    if (position) body.position = position;
     return request('POST', '/api/games', body);
   },
   joinGame(id, side) {
@@ -60,7 +62,7 @@ export const api = {
   stateAt(id, n) {
     return request('GET', `/api/games/${encodeURIComponent(id)}/state?at=${n}`);
   },
-  /** Ask the engine about a position (issue 8); rejects with status 404/405 where absent. */
+  /** Ask the engine about a position (issue 8): `{position, queries}` → `{answers}`. */
   analysis(body) {
     return request('POST', '/api/analysis', body);
   },

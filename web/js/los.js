@@ -32,8 +32,9 @@ export class LosTool {
     return on;
   }
 
-  say(text, cls = '') {
+  say(text, cls = '', rules = null) {
     clear(this.box).append(h('p', { class: cls, text }));
+    if (rules?.length) this.box.append(h('p', { class: 'los-rules', text: `Rules: ${rules.join(', ')}` }));
     this.box.dataset.verdict = cls === 'ok' ? 'clear' : cls === 'no' ? 'blocked' : '';
   }
 
@@ -89,9 +90,8 @@ export class LosTool {
       return;
     }
     this.draw(a);
-    const why = a.reason ? ` ${a.reason}` : '';
-    const rules = a.rules?.length ? ` (rules ${a.rules.join(', ')})` : '';
-    this.say(a.clear ? `${from} → ${to}: line of sight is clear.${why}${rules}` : `${from} → ${to}: blocked at ${a.blocked_at}.${why}${rules}`, a.clear ? 'ok' : 'no');
+    const why = a.reason ? ` — ${a.reason}` : '';
+    this.say(a.clear ? `${from} → ${to}: line of sight is clear${why}` : `${from} → ${to}: blocked at ${a.blocked_at}${why}`, a.clear ? 'ok' : 'no', a.rules);
   }
 
   /** The server gave no verdict: the line stays, drawn for reference only. */

@@ -6,6 +6,7 @@
 //   #game=ID&token=T a seat link from another device: the token is stored, then dropped from the URL
 //   #watch=ID        spectate live
 //   #replay=ID       replay from the log
+//   #analyse[=POS]   the analysis board, POS a position as base64url JSON (position.js)
 // The server's invite and spectate URLs (`/?game=ID&join=SIDE`, `/?game=ID&watch`) are read too.
 
 import { byId, h, toast, copyText } from './dom.js';
@@ -15,6 +16,8 @@ import { LiveGame } from './live.js';
 import { Replay } from './replay.js';
 import { Lobby, showInvitation } from './lobby.js';
 import { seatFor, saveSeat, seatLink, inviteLink } from './seats.js';
+import { AnalysisBoard } from './analysis.js';
+import { positionOf, decodePosition, encodePosition } from './position.js';
 
 let current = null; // the screen's controllers, closed on navigation
 let navigation = 0; // bumped on each route, so a slow load for an old route is dropped
@@ -49,6 +52,7 @@ function route() {
   document.body.className = '';
   delete document.body.dataset.seq;
 
+  if (params.has('analyse')) return openAnalysis(params.get('analyse'));
   if (gameId) return openTable('play', gameId);
   if (params.get('watch')) return openTable('watch', params.get('watch'));
   if (params.get('replay')) return openTable('replay', params.get('replay'));
@@ -67,10 +71,41 @@ function showLobby(joinId) {
   }
 }
 
-async function openTable(mode, gameId) {
+/** The map and the game's panel, or the analysis board's panel in its place. */
+function showTable(mode) {
   byId('lobby').hidden = true;
   byId('table').hidden = false;
+  byId('panel').hidden = mode === 'analyse';
+  byId('analysis-panel').hidden = mode !== 'analyse';
   document.body.classList.add('at-table', `mode-${mode}`);
+}
+
+async function openAnalysis(encoded) {
+  showTable('analyse');
+  byId('game-title').textContent = 'Analysis board';
+  const nav = navigation;
+  let position = null;
+  if (encoded) {
+    try { position = decodePosition(encoded); } catch (e) { toast(`This position cannot be read: ${e.message}`, 'error'); }
+  }
+  let scenario;
+  try {
+    scenario = await api.scenario();
+  } catch (e) {
+    toast(`The map could not be loaded: ${e.message}`, 'error');
+    return;
+  }
+  if (nav !== navigation) return;
+  const board = new AnalysisBoard(scenario, position);
+  current.push(board);
+  byId('topbar-actions').append(h('button', {
+    type: 'button', id: 'share-analysis', class: 'small', title: 'Copy a link that opens this position',
+    onclick: () => copyText(board.link()), text: 'Share link',
+  }));
+}
+
+async function openTable(mode, gameId) {
+  showTable(mode);
   const nav = navigation;
   let scenario;
   try {
@@ -105,6 +140,15 @@ function topbarButtons(mode, gameId, seat, game) {
   if (seat) {
     bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)), text: 'Seat link' }));
   }
+  // The position on the board now, opened on the analysis board (Back returns to the game).
+  bar.append(h('button', {
+    type: 'button', id: 'analyse-position', class: 'small quiet', title: 'Open this position on the analysis board',
+    onclick: () => {
+      const view = current.find((c) => c instanceof Table)?.state?.view;
+      location.hash = view ? `analyse=${encodePosition(positionOf(view))}` : 'analyse';
+    },
+    text: 'Analyse',
+  }));
   if (mode !== 'replay') bar.append(h('a', { class: 'button small quiet', href: `#replay=${encodeURIComponent(gameId)}`, text: 'Replay' }));
   else bar.append(h('a', { class: 'button small quiet', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Live' }));
 }

@@ -35,7 +35,7 @@ export class Board {
     const layer = (id) => { const g = svg('g', { class: `layer ${id}` }); sheet.append(g); return g; };
     this.layers = {};
     for (const id of ['terrain', 'walls', 'outlines', 'setup', 'numbers', 'ruins', 'forts',
-      'victory', 'hospital', 'labels', 'highlights', 'guns', 'counters', 'marks', 'arrows', 'los']) {
+      'victory', 'hospital', 'labels', 'zoc', 'highlights', 'guns', 'counters', 'marks', 'arrows', 'los']) {
       this.layers[id] = layer(id);
     }
     this.origin = PAD;
@@ -280,6 +280,14 @@ function defs() {
       svg('rect', { width: 9, height: 9, fill: '#8d8579' }),
       svg('path', { d: 'M1,2 l3,-1 l1,2 z M5,6 l3,1 l-2,2 z', fill: '#5b544b' }),
       svg('circle', { cx: 6.5, cy: 2.5, r: 1, fill: '#b9b1a4' })),
+    // Zones of control on the analysis board: each side hatched its own way, so a hex in both
+    // zones shows both (cross-hatched) and neither colour hides the map under it.
+    svg('pattern', { id: 'zoc-allied', width: 7, height: 7, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+      svg('rect', { width: 7, height: 7, fill: '#24467a22' }),
+      svg('line', { x1: 0, y1: 0, x2: 0, y2: 7, stroke: '#24467a', 'stroke-width': 2.2, 'stroke-opacity': 0.55 })),
+    svg('pattern', { id: 'zoc-chinese', width: 7, height: 7, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(-45)' },
+      svg('rect', { width: 7, height: 7, fill: '#b3261e22' }),
+      svg('line', { x1: 0, y1: 0, x2: 0, y2: 7, stroke: '#b3261e', 'stroke-width': 2.2, 'stroke-opacity': 0.55 })),
     svg('filter', { id: 'lift', x: '-30%', y: '-30%', width: '160%', height: '160%' },
       svg('feDropShadow', { dx: 0.8, dy: 1.2, stdDeviation: 0.9, 'flood-color': '#000', 'flood-opacity': 0.55 })),
     svg('marker', { id: 'arrowhead', viewBox: '0 0 10 10', refX: 6, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse' },
