@@ -140,23 +140,11 @@ export async function analysisChecks(browser, base, t = {}) {
     assert(await page.locator('#los-box').isHidden(), 'the LOS box closes with its tool');
   });
 
-  await check('analysis board: the odds of an attack — the building ×3 with its reason, a leader\'s use', async () => {
-    await tool(page, 'attack');
-    await tap(page, boxers);
-    await tap(page, building);
-    await page.waitForSelector('#an-odds .odds-table');
+  await check('analysis board: the odds of an attack — a leader\'s use, the building ×3 with its reason', async () => {
     const row = (k) => page.textContent(`#an-odds tr[data-row='${k}'] td`);
-    const defence = await row('defence');
-    assert(/^12 = 4 × 3/.test(defence.trim()), `defence: ${defence}`);
-    const terrain = await row('terrain');
-    assert(/×3/.test(terrain) && /building/i.test(terrain), `terrain and why: ${terrain}`);
-    assert((await row('attack')).trim().startsWith('10'), `attack: ${await row('attack')}`);
-    assert((await row('odds')).trim() === '1-2', `odds: ${await row('odds')}`);
-    assert(/legal/i.test(await page.textContent('#an-odds .legal')), 'legal or not, said');
-    assert(/Rules: .*8\.2/.test(await page.textContent('#an-odds')), 'odds cite 8.2');
-    await shot(page, '22-analysis-odds-chinese.png');
+    await tool(page, 'attack');
     // The Allies attack the Boxers in the open: the British unit and the leader, his 1 first as
-    // strength, then as the die modifier.
+    // strength, then as the die modifier (11.1).
     await page.click('#an-attack .an-attack-side[data-side=allied]');
     await settled(page);
     await tap(page, building);
@@ -165,11 +153,26 @@ export async function analysisChecks(browser, base, t = {}) {
     await page.waitForSelector('#an-odds .odds-table');
     assert((await row('attack')).trim().startsWith('5'), `attack with the leader's strength: ${await row('attack')}`);
     assert(/none/.test(await row('die-modifier')), 'no modifier yet');
+    assert(/×1/.test(await row('terrain')), `Boxers in the open: ${await row('terrain')}`);
     await page.selectOption(`#an-attack select.an-leader-use[data-leader='${id('strouts')}']`, 'modifier');
     await settled(page);
     await page.waitForFunction(() => /\+1/.test(document.querySelector("#an-odds tr[data-row='die-modifier'] td")?.textContent ?? ''));
     assert((await row('attack')).trim().startsWith('4'), `attack without the leader's strength: ${await row('attack')}`);
-    assert(/×1/.test(await row('terrain')), `Boxers in the open: ${await row('terrain')}`);
+    assert(/Rules: .*8\.2/.test(await page.textContent('#an-odds')), 'odds cite 8.2');
+    await shot(page, '22-analysis-odds-allied.png');
+    // The Boxers attack the British unit in the building: 4 tripled (18.2).
+    await page.click('#an-attack .an-attack-side[data-side=chinese]');
+    await settled(page);
+    await tap(page, boxers);
+    await tap(page, building);
+    await page.waitForSelector('#an-odds .odds-table');
+    const defence = await row('defence');
+    assert(/^12 = 4 × 3/.test(defence.trim()), `defence: ${defence}`);
+    const terrain = await row('terrain');
+    assert(/×3/.test(terrain) && /building/i.test(terrain), `terrain and why: ${terrain}`);
+    assert((await row('attack')).trim().startsWith('10'), `attack: ${await row('attack')}`);
+    assert((await row('odds')).trim() === '1-2', `odds: ${await row('odds')}`);
+    assert(/legal/i.test(await page.textContent('#an-odds .legal')), 'legal or not, said');
     // Close in on the position, the odds in view beside it: the README's second picture.
     await page.click('#zoom-fit');
     for (let i = 0; i < 3; i++) {
@@ -179,7 +182,7 @@ export async function analysisChecks(browser, base, t = {}) {
       await page.waitForTimeout(30);
     }
     await page.locator('#an-odds').scrollIntoViewIfNeeded();
-    const file = await shot(page, '23-analysis-odds-allied.png');
+    const file = await shot(page, '23-analysis-odds-chinese.png');
     if (t.readme) fs.copyFileSync(file, path.resolve(here, '../../docs/screenshot-analysis.png'));
   });
 

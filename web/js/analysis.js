@@ -8,8 +8,7 @@
 // The position lives in the URL fragment (`#analyse=<base64url JSON>`), so a reload or a shared
 // link restores the board, and a game can be started from it.
 
-import { byId, toast } from './dom.js';
-import { svg, clear } from './dom.js';
+import { byId, toast, svg, clear } from './dom.js';
 import { api } from './api.js';
 import { Board } from './map.js';
 import { Viewport, wireMapButtons } from './viewport.js';

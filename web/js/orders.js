@@ -110,7 +110,8 @@ export function drawFireArrows(layer, gunHex, fireActions, send) {
   }
 }
 
-/** Which Big Gun is firing: the gun hex named in the prompt, else the last one placed. */
+/** Which Big Gun is firing: the view's `firing_gun`; from an older server, the gun hex named in
+ *  the prompt, else the last one placed. */
 export function firingGun(view) {
   const guns = view.big_guns ?? [];
   const named = (view.prompt.match(/\b\d{4}\b/g) ?? []).find((h) => guns.includes(h));
