@@ -68,7 +68,7 @@ export class AnalysisBoard {
     this.onKey = (e) => {
       if (e.key !== 'Escape') return;
       this.menu.close();
-      if (this.armed || this.moving) this.setTool('select');
+      if (this.armed || this.moving !== null) this.setTool('select');
     };
     this.onOutside = (e) => { if (!this.menu.contains(e.target)) this.menu.close(); };
     document.addEventListener('keydown', this.onKey);

@@ -135,10 +135,10 @@ function topbarButtons(mode, gameId, seat, game) {
   const bar = byId('topbar-actions');
   bar.replaceChildren();
   if (seat && game?.status === 'open') {
-    bar.append(h('button', { type: 'button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)), text: 'Invite link' }));
+    bar.append(h('button', { type: 'button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
   }
   if (seat) {
-    bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)), text: 'Seat link' }));
+    bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)) }, 'Seat', h('span', { class: 'long', text: ' link' })));
   }
   // The position on the board now, opened on the analysis board (Back returns to the game).
   bar.append(h('button', {
