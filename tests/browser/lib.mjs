@@ -43,14 +43,16 @@ export async function newPage(browser, name, viewport = { width: 1366, height: 8
   return page;
 }
 
-/** Run `fn` while console errors matching `re` are expected on `page` — e.g. Chromium's line
- *  for a 422 the page asked for on purpose and shows; any other error still fails the run. */
-export async function expectingConsole(page, re, fn) {
-  page.allowed.push(re);
+/** Run `fn` while console errors matching `re` are expected on `pages` (one or a list) — e.g.
+ *  Chromium's line for a 422 the page asked for on purpose and shows, or for a reconnection
+ *  refused while the test holds the server down; any other error still fails the run. */
+export async function expectingConsole(pages, re, fn) {
+  const list = Array.isArray(pages) ? pages : [pages];
+  for (const p of list) p.allowed.push(re);
   try {
     return await fn();
   } finally {
-    page.allowed.splice(page.allowed.indexOf(re), 1);
+    for (const p of list) p.allowed.splice(p.allowed.indexOf(re), 1);
   }
 }
 
