@@ -118,6 +118,9 @@ pub struct GameSummary {
     pub seats: Seats,
     pub created_at: String,
     pub result: Option<Value>,
+    /// The game started from a custom position (analysis board), not the setup.
+    #[serde(default)]
+    pub custom_start: bool,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -171,4 +174,10 @@ pub struct ErrorBody {
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,
+    /// The rules section or ruling that refused the request, where a rule did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The unit (its `ref` in a position) the refusal is about, where one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }

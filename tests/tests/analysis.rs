@@ -68,6 +68,8 @@ async fn an_invalid_position_is_refused_naming_the_unit_and_the_rule() {
         message.contains("`a`") && message.contains("5.1"),
         "{message}"
     );
+    assert_eq!(answer["error"]["unit"], "a");
+    assert_eq!(answer["error"]["rule"], "5.1");
     let (status, answer) = server
         .http
         .post(
@@ -88,6 +90,18 @@ async fn a_game_started_from_a_position_plays_and_replays_from_it() {
     assert_eq!(status, 201, "{created}");
     let id = created["game_id"].as_str().unwrap().to_string();
     let joined = http.join(&id).await;
+    let (_, list) = http.get("/api/games").await;
+    let listed = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game_id"] == id.as_str())
+        .unwrap();
+    assert_eq!(listed["custom_start"], true);
+    assert_eq!(
+        (listed["turn"].as_u64(), listed["phase"].as_str()),
+        (Some(3), Some("allied_combat"))
+    );
     let (_, info) = http.get(&format!("/api/games/{id}")).await;
     assert_eq!(info["view"]["custom_start"], true);
     assert_eq!(info["view"]["phase"], "allied_combat");

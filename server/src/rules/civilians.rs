@@ -62,7 +62,8 @@ pub fn all_lost(scn: &Scenario, st: &State) -> bool {
         .iter()
         .filter(|c| c.kind == UnitKind::Civilian)
         .peekable();
-    civilians.peek().is_some() && civilians.all(|c| st.unit(c.id).loc == Loc::Eliminated)
+    civilians.peek().is_some()
+        && civilians.all(|c| st.unit(c.id).loc == Loc::Eliminated && !st.absent.contains(&c.id))
 }
 
 #[cfg(test)]

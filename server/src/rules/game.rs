@@ -115,6 +115,7 @@ impl Game {
             withdrawal_allowed: Vec::new(),
             restores_left: 0,
             custom_start: false,
+            absent: Vec::new(),
             result: None,
             dice: Dice::from_seed(seed),
         };

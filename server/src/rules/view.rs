@@ -139,6 +139,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
                 nationality: c.nationality,
                 hex: u.hex(),
                 status: match u.loc {
+                    Loc::Eliminated if st.absent.contains(&c.id) => "absent",
                     Loc::Map(_) => "on_map",
                     Loc::Unplaced => "unplaced",
                     Loc::OffMap => "off_map",

@@ -92,6 +92,7 @@ fn position_error(e: &PositionError) -> AppError {
     } else {
         format!("{unit}{}", e.message)
     };
+    let rule = (!e.rule.is_empty()).then(|| e.rule.to_string());
     AppError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
         siege_protocol::codes::INVALID_POSITION,
@@ -101,6 +102,7 @@ fn position_error(e: &PositionError) -> AppError {
             format!("{message} [rule {}]", e.rule)
         },
     )
+    .with(rule, e.unit.clone())
 }
 
 /// `POST /api/analysis`: questions about a position, answered by the engine (the analysis

@@ -258,7 +258,9 @@ impl Store {
     ) -> Result<Vec<SummaryRow>, StoreError> {
         Ok(sqlx::query_as::<_, SummaryRow>(
             "SELECT g.id, g.name, g.status, g.result, g.created_at, \
-               coalesce(a.turn, 0) AS turn, coalesce(a.phase, 'allied_setup') AS phase, \
+               coalesce(a.turn, json_extract(g.position, '$.turn'), 0) AS turn, \
+               coalesce(a.phase, json_extract(g.position, '$.phase'), 'allied_setup') AS phase, \
+               g.position IS NOT NULL AS custom_start, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese \
              FROM games g \

@@ -94,6 +94,8 @@ pub struct SummaryRow {
     pub phase: String,
     pub allied: bool,
     pub chinese: bool,
+    /// The game started from a custom position.
+    pub custom_start: bool,
 }
 
 impl SummaryRow {
@@ -114,6 +116,7 @@ impl SummaryRow {
             },
             created_at: rfc3339(self.created_at),
             result: self.result.as_deref().map(parse_json).transpose()?,
+            custom_start: self.custom_start,
         })
     }
 }
