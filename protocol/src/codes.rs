@@ -31,6 +31,9 @@ pub const NOT_FOUND: &str = "not_found";
 pub const SEAT_TAKEN: &str = "seat_taken";
 /// A query or body field with a value the server does not accept.
 pub const BAD_REQUEST: &str = "bad_request";
+/// A custom position refused by the rules (analysis board, custom start); the message names
+/// the unit and the rule.
+pub const INVALID_POSITION: &str = "invalid_position";
 /// The server is shutting down.
 pub const SHUTTING_DOWN: &str = "shutting_down";
 /// Something went wrong inside the server; the message says no more than the client needs.

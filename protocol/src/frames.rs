@@ -91,7 +91,13 @@ pub enum ServerFrame<V = Value, A = Value, E = Value> {
         legal_actions: Vec<A>,
     },
     /// What the action numbered `seq` did, in words and data.
-    Events { seq: u64, events: Vec<E> },
+    Events {
+        seq: u64,
+        /// The side whose action it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
+        events: Vec<E>,
+    },
     /// A refused frame; nothing changed.
     Error {
         code: String,

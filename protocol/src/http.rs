@@ -74,6 +74,10 @@ pub struct CreateGame {
     /// A name for listings; a default one when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Start from this position (the analysis board's JSON) instead of the setup of
+    /// section 22; both players are told it is a custom start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Value>,
 }
 
 /// The answer to `POST /api/games`. The token is shown here once and never again.
@@ -114,6 +118,9 @@ pub struct GameSummary {
     pub seats: Seats,
     pub created_at: String,
     pub result: Option<Value>,
+    /// The game started from a custom position (analysis board), not the setup.
+    #[serde(default)]
+    pub custom_start: bool,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -138,6 +145,9 @@ pub struct GameLog<A = Value, E = Value> {
     /// The seed in hex, once the game is finished.
     #[serde(default)]
     pub seed: Option<String>,
+    /// The custom position the game started from, if it did not start from the setup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Value>,
     pub entries: Vec<LogEntry<A, E>>,
 }
 
@@ -164,4 +174,10 @@ pub struct ErrorBody {
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,
+    /// The rules section or ruling that refused the request, where a rule did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The unit (its `ref` in a position) the refusal is about, where one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }

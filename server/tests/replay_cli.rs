@@ -39,6 +39,7 @@ fn published_log(actions: u64) -> GameLog {
         game_id: "audit-test".into(),
         seed_commitment: seed_commitment(&seed),
         seed: Some(hex::encode(seed)),
+        position: None,
         entries,
     }
 }

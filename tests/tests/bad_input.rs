@@ -55,6 +55,11 @@ async fn each_bad_frame_gets_its_error_changes_nothing_and_keeps_the_socket() {
             json!({"type": "action", "seq": 0, "action": {"type": "move", "to": "9999", "mp": 1}})
                 .to_string(),
         ),
+        (
+            "not_a_legal_choice",
+            json!({"type": "action", "seq": 0, "action": {"type": "deploy_default", "extra": 1}})
+                .to_string(),
+        ),
         ("already_joined", json!({"type": "spectate"}).to_string()),
         ("already_joined", json!({"type": "join", "token": allied_token}).to_string()),
     ];

@@ -179,10 +179,11 @@ impl Update {
     }
 }
 
-/// The `events` frame for the action numbered `seq`, from the events' JSON array.
-pub fn events_frame(seq: u64, events_json: &str) -> Utf8Bytes {
+/// The `events` frame for the action numbered `seq` taken by `side`, from the events' JSON
+/// array.
+pub fn events_frame(seq: u64, side: &str, events_json: &str) -> Utf8Bytes {
     Utf8Bytes::from(format!(
-        r#"{{"type":"events","seq":{seq},"events":{events_json}}}"#
+        r#"{{"type":"events","seq":{seq},"side":"{side}","events":{events_json}}}"#
     ))
 }
 
@@ -245,7 +246,12 @@ mod tests {
                 );
                 assert_eq!(snap.frame(you).as_str(), expected);
                 if let Some(p) = &prev {
-                    let update = Update::new(seq, events_frame(seq, "[]"), snap.clone(), p.clone());
+                    let update = Update::new(
+                        seq,
+                        events_frame(seq, "allied", "[]"),
+                        snap.clone(),
+                        p.clone(),
+                    );
                     assert_eq!(update.state_frame(you).as_str(), expected);
                 }
             }

@@ -16,6 +16,7 @@ pub use frames::{Snapshot, Update, events_frame};
 pub use handle::{Attached, Claim, ConnectionGuard, GameError, GameHandle, Info};
 
 use crate::replay::{Replayer, seed_commitment};
+use crate::rules::position::Position;
 use crate::rules::{Game, Scenario};
 use crate::store::{ActionRow, NewGame, Store, StoreError};
 use futures_util::StreamExt;
@@ -121,9 +122,25 @@ impl Games {
     }
 
     /// Create a game with its creator in `side`'s seat, and start its task.
-    pub async fn create(&self, side: Side, name: String) -> Result<Created, GameError> {
+    /// Create a game; with `position`, it starts from that custom position (checked by the
+    /// caller) instead of the setup of section 22.
+    pub async fn create(
+        &self,
+        side: Side,
+        name: String,
+        position: Option<&Position>,
+    ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
+        let game = match position {
+            Some(p) => Game::from_position(self.inner.scenario.clone(), p, seed)
+                .map_err(|e| GameError::Internal(e.to_string()))?,
+            None => Game::new(self.inner.scenario.clone(), seed),
+        };
+        let position_json = position
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| GameError::Internal(e.to_string()))?;
         let (token, token_hash) = tokens::new_token();
         let commitment = seed_commitment(&seed);
         self.inner
@@ -135,9 +152,9 @@ impl Games {
                 seed_commitment: commitment.clone(),
                 side,
                 token_hash: token_hash.clone(),
+                position: position_json,
             })
             .await?;
-        let game = Game::new(self.inner.scenario.clone(), seed);
         let seats = vec![(side, token_hash)];
         let handle = self.spawn(id, game, 0, GameStatus::Open, seats)?;
         *self.slot(id).lock().await = Slot::Live(handle);
@@ -255,7 +272,13 @@ impl Games {
             .map(|(seq, game)| Replayer::resume(game.clone(), *seq));
         let replayer = match cached {
             Some(r) => r,
-            None => Replayer::new(self.inner.scenario.clone(), row.seed()?, false),
+            None => Replayer::from_start(
+                self.inner.scenario.clone(),
+                row.seed()?,
+                row.position()?.as_ref(),
+                false,
+            )
+            .map_err(|e| GameError::Corrupt(e.to_string()))?,
         };
         let rows = store.log(id, replayer.seq(), at).await?;
         let game = replay_blocking(replayer, rows).await?;
@@ -277,7 +300,13 @@ impl Games {
         let rows = store.log(id, 0, u64::MAX).await?;
         // The replay refuses gaps, so the log's length is its last seq.
         let seq = rows.last().map_or(0, |r| u64::try_from(r.seq).unwrap_or(0));
-        let replayer = Replayer::new(self.inner.scenario.clone(), row.seed()?, false);
+        let replayer = Replayer::from_start(
+            self.inner.scenario.clone(),
+            row.seed()?,
+            row.position()?.as_ref(),
+            false,
+        )
+        .map_err(|e| GameError::Corrupt(e.to_string()))?;
         let game = replay_blocking(replayer, rows).await?;
         tracing::info!(game = %id, seq, "game rebuilt from its log");
         self.spawn(id, game, seq, row.status()?, seats)

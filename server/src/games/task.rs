@@ -228,7 +228,7 @@ impl GameTask {
         tracing::debug!(game = %self.id, seq, side = side.as_str(), action = action.kind(), "accepted");
         Ok(Update::new(
             seq,
-            events_frame(seq, &events),
+            events_frame(seq, side.as_str(), &events),
             Arc::new(state),
             self.snapshot.clone(),
         ))

@@ -66,6 +66,7 @@ impl Api {
         let body = CreateGame {
             side: Some(Side::Allied),
             name: Some(name.to_string()),
+            position: None,
         };
         let resp = self
             .client

@@ -43,10 +43,75 @@ fn ground_in(scn: &Scenario, ruins: &HexSet, hex: Hex) -> Ground {
     }
 }
 
+/// One hex's summary packed into a word, so that a fresh board is a zeroed allocation.
+/// Bits: 0–1 side (0 none, 1 Allied, 2 Chinese), 2–9 points, 10–13 artillery, then flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Packed(u32);
+
+const MANNED: u32 = 1 << 14;
+const NOT_ONLY_GUNS: u32 = 1 << 15;
+const BLOCKS_LOS: u32 = 1 << 16;
+const ALLIED_ZOC: u32 = 1 << 17;
+const CHINESE_ZOC: u32 = 1 << 18;
+const EXERTS: u32 = 1 << 19;
+
+impl Packed {
+    fn side(self) -> Option<Side> {
+        match self.0 & 3 {
+            1 => Some(Side::Allied),
+            2 => Some(Side::Chinese),
+            _ => None,
+        }
+    }
+
+    fn set_side(&mut self, side: Side) {
+        self.0 = (self.0 & !3) | if side == Side::Allied { 1 } else { 2 };
+    }
+
+    fn points(self) -> u8 {
+        ((self.0 >> 2) & 0xff) as u8
+    }
+
+    fn add_points(&mut self, p: u8) {
+        let total = u32::from(self.points())
+            .saturating_add(u32::from(p))
+            .min(0xff);
+        self.0 = (self.0 & !(0xff << 2)) | (total << 2);
+    }
+
+    fn artillery(self) -> u8 {
+        ((self.0 >> 10) & 0xf) as u8
+    }
+
+    fn add_gun(&mut self) {
+        let guns = (u32::from(self.artillery()) + 1).min(0xf);
+        self.0 = (self.0 & !(0xf << 10)) | (guns << 10);
+    }
+
+    fn has(self, flag: u32) -> bool {
+        self.0 & flag != 0
+    }
+
+    fn info(self) -> HexInfo {
+        let side = self.side();
+        HexInfo {
+            side,
+            points: self.points(),
+            artillery: self.artillery(),
+            manned: self.has(MANNED),
+            only_guns: side.is_some() && !self.has(NOT_ONLY_GUNS),
+            blocks_los: self.has(BLOCKS_LOS) || (self.artillery() > 0 && self.has(MANNED)),
+            allied_zoc: self.has(ALLIED_ZOC),
+            chinese_zoc: self.has(CHINESE_ZOC),
+        }
+    }
+}
+
 /// The per-hex summary of a position.
 #[derive(Clone, Debug)]
 pub struct Board {
-    hexes: Vec<HexInfo>,
+    /// [`Packed`] words by hex index; a plain `u32` vector so that it starts zeroed.
+    hexes: Vec<u32>,
     /// Ruin markers as a bit per hex (17), for the searches that ask for every hex.
     ruins: HexSet,
     /// Fortifications as a bit per hex (13).
@@ -71,7 +136,7 @@ impl Board {
     /// Summarise the position: one pass over the units on the map, then the zones of control
     /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> Board {
-        let mut hexes = vec![HexInfo::default(); HEX_COUNT];
+        let mut hexes = vec![0u32; HEX_COUNT];
         let mut ruins = HexSet::default();
         for h in &st.ruins {
             ruins.insert(*h);
@@ -80,54 +145,51 @@ impl Board {
         for f in &st.fortifications {
             forts.insert(f.hex);
         }
-        // Occupied hexes, each once, with whether a unit there exerts a ZOC and whether any
-        // unit there is not artillery.
-        let mut occupied: Vec<(Hex, bool, bool)> = Vec::with_capacity(st.units.len());
+        let mut occupied: Vec<Hex> = Vec::with_capacity(st.units.len());
         for (i, u) in st.units.iter().enumerate() {
             let Loc::Map(h) = u.loc else { continue };
             let c = &scn.counters.counters[i];
-            let info = &mut hexes[h.index()];
-            let first = info.side.is_none();
-            info.side = Some(c.side);
-            if c.kind.counts_for_stacking() {
-                info.points += c.strength_when(u.reduced);
+            let mut info = Packed(hexes[h.index()]);
+            if info.side().is_none() {
+                occupied.push(h);
             }
+            info.set_side(c.side);
+            if c.kind.counts_for_stacking() {
+                info.add_points(c.strength_when(u.reduced));
+            }
+            let mut flags = 0;
             match c.kind {
-                UnitKind::Artillery => info.artillery += 1,
-                UnitKind::Combat | UnitKind::Volunteer => info.manned = true,
+                UnitKind::Artillery => info.add_gun(),
+                UnitKind::Combat | UnitKind::Volunteer => flags |= MANNED,
                 _ => {}
             }
             if !matches!(c.kind, UnitKind::Leader | UnitKind::Artillery) {
-                info.blocks_los = true;
+                flags |= BLOCKS_LOS;
             }
-            let exerts = c.kind.exerts_zoc();
-            let not_gun = c.kind != UnitKind::Artillery;
-            if first {
-                occupied.push((h, exerts, not_gun));
-            } else if let Some(o) = occupied.iter_mut().rev().find(|o| o.0 == h) {
-                o.1 |= exerts;
-                o.2 |= not_gun;
+            if c.kind != UnitKind::Artillery {
+                flags |= NOT_ONLY_GUNS;
             }
+            if c.kind.exerts_zoc() {
+                flags |= EXERTS;
+            }
+            info.0 |= flags;
+            hexes[h.index()] = info.0;
         }
-        for &(h, exerts, not_gun) in &occupied {
-            let info = &mut hexes[h.index()];
-            info.only_guns = !not_gun;
-            if info.artillery > 0 && info.manned {
-                info.blocks_los = true;
-            }
-            if !exerts {
+        for &h in &occupied {
+            let info = Packed(hexes[h.index()]);
+            if !info.has(EXERTS) {
                 continue;
             }
-            let side = info.side;
+            let flag = if info.side() == Some(Side::Allied) {
+                ALLIED_ZOC
+            } else {
+                CHINESE_ZOC
+            };
+            hexes[h.index()] |= flag;
             let from = ground_in(scn, &ruins, h);
-            for n in std::iter::once(h).chain(h.neighbours()) {
-                if n == h || zoc::reaches(scn, from, ground_in(scn, &ruins, n)) {
-                    let target = &mut hexes[n.index()];
-                    match side {
-                        Some(Side::Allied) => target.allied_zoc = true,
-                        Some(Side::Chinese) => target.chinese_zoc = true,
-                        None => {}
-                    }
+            for n in h.neighbours() {
+                if zoc::reaches(scn, from, ground_in(scn, &ruins, n)) {
+                    hexes[n.index()] |= flag;
                 }
             }
         }
@@ -149,32 +211,33 @@ impl Board {
     }
 
     /// What the board knows about `hex`.
-    pub fn at(&self, hex: Hex) -> &HexInfo {
-        &self.hexes[hex.index()]
+    pub fn at(&self, hex: Hex) -> HexInfo {
+        Packed(self.hexes[hex.index()]).info()
     }
 
     /// Whether `hex` is in the zone of control of `side`'s units (6).
     pub fn in_zoc_of(&self, side: Side, hex: Hex) -> bool {
-        let info = self.at(hex);
-        match side {
-            Side::Allied => info.allied_zoc,
-            Side::Chinese => info.chinese_zoc,
-        }
+        let flag = if side == Side::Allied {
+            ALLIED_ZOC
+        } else {
+            CHINESE_ZOC
+        };
+        Packed(self.hexes[hex.index()]).has(flag)
     }
 
     /// Whether `hex` holds units of the side opposed to `side`.
     pub fn enemy_in(&self, side: Side, hex: Hex) -> bool {
-        self.at(hex).side == Some(side.other())
+        Packed(self.hexes[hex.index()]).side() == Some(side.other())
     }
 
     /// Whether a unit of `side` may enter `hex` as far as its occupants go (5.1): not into
     /// enemy units, except that Chinese units pass over unmanned Allied artillery (9, R6).
     pub fn enterable_by(&self, side: Side, hex: Hex) -> bool {
-        let info = self.at(hex);
-        match info.side {
+        let info = Packed(self.hexes[hex.index()]);
+        match info.side() {
             None => true,
             Some(s) if s == side => true,
-            Some(_) => side == Side::Chinese && info.only_guns,
+            Some(_) => side == Side::Chinese && !info.has(NOT_ONLY_GUNS),
         }
     }
 }

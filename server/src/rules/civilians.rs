@@ -4,24 +4,38 @@
 //! own hex. Doctors need no escort. Losing all four civilians lowers the Chinese victory
 //! thresholds by two (21).
 
-use super::board::Board;
 use super::event::EventKind;
 use super::game::Ctx;
+use super::hex::Hex;
 use super::scenario::Scenario;
 use super::state::{Loc, State};
 use super::units::{UnitId, UnitKind};
 
 /// Eliminate every civilian counter left without an Allied combat unit with or beside it (15).
 pub fn check(ctx: &mut Ctx<'_>) {
-    let board = Board::new(ctx.scn, ctx.st);
-    let stranded: Vec<(UnitId, super::hex::Hex)> = ctx
+    let civilians: Vec<(UnitId, Hex)> = ctx
         .scn
         .counters
         .counters
         .iter()
         .filter(|c| c.kind == UnitKind::Civilian)
         .filter_map(|c| ctx.st.unit(c.id).hex().map(|h| (c.id, h)))
-        .filter(|(_, h)| !board.at(*h).manned && !h.neighbours().any(|n| board.at(n).manned))
+        .collect();
+    if civilians.is_empty() {
+        return;
+    }
+    // Hexes holding an Allied combat unit or volunteers.
+    let escorts: Vec<Hex> = ctx
+        .scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| matches!(c.kind, UnitKind::Combat | UnitKind::Volunteer))
+        .filter_map(|c| ctx.st.unit(c.id).hex())
+        .collect();
+    let stranded: Vec<(UnitId, Hex)> = civilians
+        .into_iter()
+        .filter(|(_, h)| !escorts.iter().any(|e| e == h || e.is_adjacent(*h)))
         .collect();
     for (u, h) in stranded {
         ctx.st.unit_mut(u).loc = Loc::Eliminated;
@@ -48,7 +62,8 @@ pub fn all_lost(scn: &Scenario, st: &State) -> bool {
         .iter()
         .filter(|c| c.kind == UnitKind::Civilian)
         .peekable();
-    civilians.peek().is_some() && civilians.all(|c| st.unit(c.id).loc == Loc::Eliminated)
+    civilians.peek().is_some()
+        && civilians.all(|c| st.unit(c.id).loc == Loc::Eliminated && !st.absent.contains(&c.id))
 }
 
 #[cfg(test)]

@@ -272,6 +272,37 @@ fn targets(
         .collect()
 }
 
+/// Whether the combat step offers only `end_phase`: no enemy hex can be attacked and no unit
+/// must attack (stops at the first target found).
+pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
+    let board = Board::new(scn, st);
+    let side = phasing(st);
+    if !obligations(scn, st, &board, side).is_empty() {
+        return false;
+    }
+    let from = attacker_hexes(scn, st, &board, side);
+    let mut seen: Vec<Hex> = Vec::new();
+    for c in scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side.other())
+    {
+        let u = st.unit(c.id);
+        let Some(h) = u.hex() else { continue };
+        if seen.contains(&h) {
+            continue;
+        }
+        seen.push(h);
+        if !st.units_at(h).any(|x| st.unit(x).marks.defended)
+            && anyone_can_attack(scn, st, &board, side, &from, &[h])
+        {
+            return false;
+        }
+    }
+    true
+}
+
 /// The legal actions of the combat step.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let board = Board::new(scn, st);

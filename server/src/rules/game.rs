@@ -23,9 +23,10 @@ use std::sync::Arc;
 pub struct Game {
     scenario: Arc<Scenario>,
     state: State,
-    /// The legal actions of the side to act, computed once per state: `apply` checks against
-    /// them and `legal_actions` hands them out.
-    legal: Vec<Action>,
+    /// The legal actions of the side to act, computed at most once per state and only when
+    /// asked for: `apply` checks against them and `legal_actions` hands them out; a trusted
+    /// replay never needs them.
+    legal: std::sync::OnceLock<Vec<Action>>,
 }
 
 /// What an apply works on: the scenario, the state being changed, and the events so far.
@@ -114,6 +115,7 @@ impl Game {
             withdrawal_allowed: Vec::new(),
             restores_left: 0,
             custom_start: false,
+            absent: Vec::new(),
             result: None,
             dice: Dice::from_seed(seed),
         };
@@ -122,12 +124,22 @@ impl Game {
 
     /// A game resumed from a state (a custom start from the analysis board, or a saved state).
     pub fn from_state(scenario: Arc<Scenario>, state: State) -> Game {
-        let legal = phases::legal(&scenario, &state);
         Game {
             scenario,
             state,
-            legal,
+            legal: std::sync::OnceLock::new(),
         }
+    }
+
+    /// A game starting from a custom position (the analysis board) rather than the setup of
+    /// section 22, its dice seeded with `seed`. Both players see `custom_start` in the view.
+    pub fn from_position(
+        scenario: Arc<Scenario>,
+        position: &super::position::Position,
+        seed: [u8; 32],
+    ) -> Result<Game, super::position::PositionError> {
+        let built = position.build(&scenario, seed)?;
+        Ok(Game::from_state(scenario, built.state))
     }
 
     /// The scenario the game is played on.
@@ -155,12 +167,18 @@ impl Game {
         if self.to_act() != Some(side) {
             return Vec::new();
         }
-        self.legal.clone()
+        self.legal().to_vec()
+    }
+
+    /// The legal actions of the side to act (computed once per state).
+    fn legal(&self) -> &[Action] {
+        self.legal
+            .get_or_init(|| phases::legal(&self.scenario, &self.state))
     }
 
     /// Whether `action` is legal for `side` now, without copying the list.
     pub fn is_legal(&self, side: Side, action: &Action) -> bool {
-        self.to_act() == Some(side) && self.legal.contains(action)
+        self.to_act() == Some(side) && self.legal().contains(action)
     }
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
@@ -172,14 +190,34 @@ impl Game {
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
         }
-        if !self.legal.contains(action) {
+        if !self.legal().contains(action) {
             return Err(explain::refusal(
                 &self.scenario,
                 &self.state,
                 action,
-                &self.legal,
+                self.legal(),
             ));
         }
+        Ok(self.apply_unchecked(action))
+    }
+
+    /// Apply an action from a log whose every state hash the caller checks (the server's own
+    /// store at start-up, state-at-seq): the action is applied without first listing the legal
+    /// actions. Still refused if the game is over or the other side is to act. An action that
+    /// was not legal shows up as a state-hash mismatch; audits (`siege replay`) use
+    /// [`Game::apply`], which checks every action.
+    pub fn apply_trusted(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        if self.state.result.is_some() {
+            return Err(RuleError::GameOver);
+        }
+        let to_act = self.to_act();
+        if to_act != Some(side) {
+            return Err(RuleError::NotYourTurn { side, to_act });
+        }
+        Ok(self.apply_unchecked(action))
+    }
+
+    fn apply_unchecked(&mut self, action: &Action) -> Vec<Event> {
         let mut state = self.state.clone();
         let mut ctx = Ctx {
             scn: &self.scenario,
@@ -187,11 +225,11 @@ impl Game {
             events: Vec::new(),
         };
         phases::apply(&mut ctx, action);
-        let legal = phases::settle(&mut ctx);
+        phases::settle(&mut ctx);
         let events = ctx.events;
         self.state = state;
-        self.legal = legal;
-        Ok(events)
+        self.legal = std::sync::OnceLock::new();
+        events
     }
 
     /// Everything a client needs to draw the game, the same for players and spectators.

@@ -17,12 +17,10 @@ pub const ROWS: u8 = 40;
 pub const HEX_COUNT: usize = COLUMNS as usize * ROWS as usize;
 
 /// One hex of the map, numbered `CCRR` as printed (column 01–39 west→east, row 01–40
-/// north→south). Ordering is by column then row, which is the order of the printed numbers.
+/// north→south). Held as its dense index (column-major), so per-hex tables are indexed
+/// directly; ordering by index is the order of the printed numbers.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Hex {
-    col: u8,
-    row: u8,
-}
+pub struct Hex(u16);
 
 /// The six directions out of a flat-topped hex, clockwise from north. The Big Gun (10) fires
 /// along one of them.
@@ -118,7 +116,7 @@ impl Hex {
     /// The hex at column `col` (1–39) and row `row` (1–40), or `None` off the map.
     pub const fn new(col: u8, row: u8) -> Option<Hex> {
         if col >= 1 && col <= COLUMNS && row >= 1 && row <= ROWS {
-            Some(Hex { col, row })
+            Some(Hex((col as u16 - 1) * ROWS as u16 + (row as u16 - 1)))
         } else {
             None
         }
@@ -126,17 +124,17 @@ impl Hex {
 
     /// The column, 1–39.
     pub fn col(self) -> u8 {
-        self.col
+        (self.0 / u16::from(ROWS)) as u8 + 1
     }
 
     /// The row, 1–40.
     pub fn row(self) -> u8 {
-        self.row
+        (self.0 % u16::from(ROWS)) as u8 + 1
     }
 
     /// A dense index 0..[`HEX_COUNT`] for per-hex arrays, in `CCRR` order.
     pub fn index(self) -> usize {
-        usize::from(self.col - 1) * usize::from(ROWS) + usize::from(self.row - 1)
+        usize::from(self.0)
     }
 
     /// The hex with dense index `i` (inverse of [`Hex::index`]).
@@ -144,20 +142,18 @@ impl Hex {
         if i >= HEX_COUNT {
             return None;
         }
-        let col = u8::try_from(i / usize::from(ROWS)).ok()? + 1;
-        let row = u8::try_from(i % usize::from(ROWS)).ok()? + 1;
-        Hex::new(col, row)
+        u16::try_from(i).ok().map(Hex)
     }
 
     /// Every hex of the map in `CCRR` order.
     pub fn all() -> impl Iterator<Item = Hex> {
-        (1..=COLUMNS).flat_map(|col| (1..=ROWS).map(move |row| Hex { col, row }))
+        (0..HEX_COUNT as u16).map(Hex)
     }
 
     /// Axial coordinates of this hex.
     pub fn axial(self) -> Axial {
-        let q = i32::from(self.col) - 1;
-        let row0 = i32::from(self.row) - 1;
+        let q = i32::from(self.col()) - 1;
+        let row0 = i32::from(self.row()) - 1;
         Axial {
             q,
             r: row0 - (q - (q & 1)) / 2,
@@ -166,16 +162,18 @@ impl Hex {
 
     /// Whether this hex is a map-edge hex: column 01 or 39, row 01 or 40 (R1).
     pub fn is_edge(self) -> bool {
-        self.col == 1 || self.col == COLUMNS || self.row == 1 || self.row == ROWS
+        let (col, row) = (self.col(), self.row());
+        col == 1 || col == COLUMNS || row == 1 || row == ROWS
     }
 
     /// How many hexes lie between this hex and the nearest map edge row or column
     /// (0 for an edge hex). "Within 3 hexes of an edge" (10) is `edge_depth() < 3`.
     pub fn edge_depth(self) -> u8 {
-        let west = self.col - 1;
-        let east = COLUMNS - self.col;
-        let north = self.row - 1;
-        let south = ROWS - self.row;
+        let (col, row) = (self.col(), self.row());
+        let west = col - 1;
+        let east = COLUMNS - col;
+        let north = row - 1;
+        let south = ROWS - row;
         west.min(east).min(north).min(south)
     }
 
@@ -213,8 +211,8 @@ impl Hex {
     /// True proportions need y scaled by √3/2 relative to x/1.5; affine scaling keeps
     /// inside/outside tests (the setup line of 22) exact in these units.
     pub fn centre_units(self) -> (i64, i64) {
-        let q = i64::from(self.col) - 1;
-        let y = 2 * (i64::from(self.row) - 1) + (q & 1);
+        let q = i64::from(self.col()) - 1;
+        let y = 2 * (i64::from(self.row()) - 1) + (q & 1);
         (3 * q, y)
     }
 }
@@ -243,7 +241,7 @@ fn neighbour_table() -> &'static [(u8, [Hex; 6])] {
 
 impl fmt::Display for Hex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}{:02}", self.col, self.row)
+        write!(f, "{:02}{:02}", self.col(), self.row())
     }
 }
 

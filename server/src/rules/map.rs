@@ -121,7 +121,7 @@ pub enum LabelSize {
 }
 
 /// A hand-placed name on the rendered map (optional `[labels]` section). Presentation only.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Label {
     /// The hex whose centre the text is centred on.
     pub hex: Hex,

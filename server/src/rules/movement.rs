@@ -54,6 +54,31 @@ impl Reach {
 /// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
 /// ZOC may not step straight into another enemy ZOC hex.
 pub fn reach(scn: &Scenario, board: &Board, side: Side, start: Hex, budget: u8) -> Reach {
+    search(scn, board, side, start, budget, None)
+}
+
+/// The cheapest legal path from `start` to `to`: the same search as [`reach`] stopped as soon as
+/// `to` is settled, which gives the same path (costs only improve strictly, so a settled hex's
+/// predecessors are final).
+pub fn reach_to(
+    scn: &Scenario,
+    board: &Board,
+    side: Side,
+    start: Hex,
+    budget: u8,
+    to: Hex,
+) -> Reach {
+    search(scn, board, side, start, budget, Some(to))
+}
+
+fn search(
+    scn: &Scenario,
+    board: &Board,
+    side: Side,
+    start: Hex,
+    budget: u8,
+    goal: Option<Hex>,
+) -> Reach {
     let mut cost = vec![u8::MAX; HEX_COUNT];
     let mut prev = vec![NONE; HEX_COUNT];
     cost[start.index()] = 0;
@@ -67,6 +92,9 @@ pub fn reach(scn: &Scenario, board: &Board, side: Side, start: Hex, budget: u8) 
             i += 1;
             if usize::from(cost[h.index()]) != c {
                 continue;
+            }
+            if goal == Some(h) {
+                return Reach { cost, prev };
             }
             let in_zoc = board.in_zoc_of(enemy, h);
             if in_zoc && h != start {
@@ -116,6 +144,17 @@ pub fn movable(scn: &Scenario, st: &State, board: Option<&Board>, u: UnitId, pha
         None => Board::new(scn, st).in_zoc_of(Side::Chinese, h),
     };
     !in_zoc
+}
+
+/// Whether any unit of the side moving may still be selected in this phase.
+pub fn anyone_movable(scn: &Scenario, st: &State) -> bool {
+    let phase = st.phase;
+    let side = mover(phase);
+    let board = (phase == Phase::AlliedReaction).then(|| Board::new(scn, st));
+    scn.counters
+        .counters
+        .iter()
+        .any(|c| c.side == side && movable(scn, st, board.as_ref(), c.id, phase))
 }
 
 /// Movement points the stack may still spend: the least allowance among the units that move
@@ -300,7 +339,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
     let board = Board::new(ctx.scn, ctx.st);
     let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
-    let r = reach(ctx.scn, &board, side, g.hex, left);
+    let r = reach_to(ctx.scn, &board, side, g.hex, left, to);
     let mp = r.cost[to.index()];
     let path = r.path(to);
     let from = g.hex;

@@ -199,16 +199,15 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 }
 
 /// After an action: check victory, settle interruptions that leave no choice, and pass over
-/// steps with nothing to decide, until a real decision is pending or the game is over. Returns
-/// the legal actions of the side to act then (empty once the game is over).
-pub fn settle(ctx: &mut Ctx<'_>) -> Vec<Action> {
+/// steps with nothing to decide, until a real decision is pending or the game is over.
+pub fn settle(ctx: &mut Ctx<'_>) {
     loop {
         if ctx.st.result.is_some() {
-            return Vec::new();
+            return;
         }
         victory::check_instant(ctx);
         if ctx.st.result.is_some() {
-            return Vec::new();
+            return;
         }
         if !ctx.st.pending.is_empty() {
             if pending::prune(ctx) {
@@ -219,14 +218,13 @@ pub fn settle(ctx: &mut Ctx<'_>) -> Vec<Action> {
                 pending::apply(ctx, &legal[0]);
                 continue;
             }
-            return legal;
+            return;
         }
         if step_is_finished(ctx) {
             next_step(ctx);
             continue;
         }
-        let legal = legal(ctx.scn, ctx.st);
-        if legal.len() == 1 && matches!(legal[0], Action::EndPhase | Action::Pass) {
+        if nothing_to_decide(ctx.scn, ctx.st) {
             let phase = ctx.st.phase;
             let step = step_name(&ctx.st.step).to_string();
             ctx.emit(
@@ -243,7 +241,26 @@ pub fn settle(ctx: &mut Ctx<'_>) -> Vec<Action> {
             next_step(ctx);
             continue;
         }
-        return legal;
+        return;
+    }
+}
+
+/// Whether the only legal action of the current step is to end it (`end_phase` or `pass`).
+/// Answered without building the whole list where that is costly: a movement step with
+/// nothing left to move, a combat step with no target and no obligation.
+pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
+    match &st.step {
+        // A selected stack can always stop; a declared attack can always be cancelled or
+        // resolved; setup always offers the default deployment; a gun always fires.
+        Step::Move { group: Some(_) } | Step::AlliedSetup { .. } | Step::BigGunFire { .. } => false,
+        Step::Combat if st.declaration.is_some() => false,
+        Step::Move { group: None } => !movement::anyone_movable(scn, st),
+        Step::Combat => combat::nothing_to_attack(scn, st),
+        Step::Entry { .. } => !entry::any_waiting(scn, st),
+        _ => {
+            let legal = legal(scn, st);
+            legal.len() == 1 && matches!(legal[0], Action::EndPhase | Action::Pass)
+        }
     }
 }
 
@@ -373,7 +390,7 @@ pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
 
 /// The end of a turn: after turn 11 the game ends (20, 21); otherwise the next turn begins.
 fn end_turn(ctx: &mut Ctx<'_>) {
-    if ctx.st.turn >= 11 {
+    if ctx.st.turn >= victory::LAST_TURN {
         victory::check_final(ctx);
     } else {
         let next = ctx.st.turn + 1;

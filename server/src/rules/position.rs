@@ -52,6 +52,10 @@ pub struct Position {
     /// Who controls each victory hex; unlisted ones are Allied (21).
     #[serde(default)]
     pub control: BTreeMap<Hex, Side>,
+    /// All four civilian counters have been lost (15, 21). Otherwise civilians left out of the
+    /// position are simply not on the board and do not lower the Chinese thresholds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub civilians_lost: bool,
 }
 
 fn first_turn() -> u8 {
@@ -168,6 +172,14 @@ impl Position {
             refs.insert(p.reference.clone(), id);
         }
         check_hexes(scn, &state, self, &refs)?;
+        state.absent = scn
+            .counters
+            .counters
+            .iter()
+            .filter(|c| state.unit(c.id).loc == Loc::Eliminated)
+            .filter(|c| !(self.civilians_lost && c.kind == UnitKind::Civilian))
+            .map(|c| c.id)
+            .collect();
         let mut ruins = self.ruins.clone();
         ruins.sort();
         ruins.dedup();
@@ -258,6 +270,7 @@ impl Position {
             ruins: st.ruins.clone(),
             fortifications: st.fortifications.clone(),
             control,
+            civilians_lost: super::civilians::all_lost(scn, st),
         }
     }
 }
@@ -443,6 +456,27 @@ mod tests {
             r#"{"phase":"big_gun","units":[{"ref":"a","side":"allied","type":"volunteer","hex":"1510"},{"ref":"b","side":"allied","type":"combat","hex":"1510"},{"ref":"c","side":"allied","type":"leader","hex":"1510"}]}"#,
         );
         assert_eq!((e.unit.as_deref(), e.rule), (Some("a"), "7"));
+    }
+
+    #[test]
+    fn units_left_out_are_absent_not_lost_civilians_or_replacements_15_19() {
+        let p = parse(
+            r#"{"turn":3,"phase":"big_gun","units":[{"ref":"b","side":"allied","type":"combat","hex":"1512"}]}"#,
+        );
+        let scn = scenario();
+        let built = p.build(&scn, [0; 32]).unwrap();
+        assert!(!crate::rules::civilians::all_lost(&scn, &built.state));
+        let bx = scn.counters.by_code("bx01").unwrap().id;
+        assert!(
+            built.state.absent.contains(&bx),
+            "not in the pool of section 19"
+        );
+        let lost = Position {
+            civilians_lost: true,
+            ..p
+        };
+        let built = lost.build(&scn, [0; 32]).unwrap();
+        assert!(crate::rules::civilians::all_lost(&scn, &built.state));
     }
 
     #[test]

@@ -17,7 +17,9 @@ fn pool(scn: &Scenario, st: &State, kind: UnitKind) -> Vec<UnitId> {
     scn.counters
         .counters
         .iter()
-        .filter(|c| c.kind == kind && st.unit(c.id).loc == Loc::Eliminated)
+        .filter(|c| {
+            c.kind == kind && st.unit(c.id).loc == Loc::Eliminated && !st.absent.contains(&c.id)
+        })
         .map(|c| c.id)
         .collect()
 }

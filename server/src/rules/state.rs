@@ -196,6 +196,10 @@ pub struct State {
     /// The game started from a custom position (analysis board), not the setup of 22.
     #[serde(default, skip_serializing_if = "is_false")]
     pub custom_start: bool,
+    /// Units a custom position left out: off the board for good, but neither lost civilians
+    /// (15) nor part of the Chinese replacement pool (19). Sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<UnitId>,
     pub result: Option<GameResult>,
     pub dice: Dice,
 }

@@ -14,6 +14,9 @@ use super::state::{GameResult, Loc, State, Step};
 use super::units::UnitKind;
 use siege_protocol::{Phase, Side};
 
+/// The game lasts eleven turns (20).
+pub const LAST_TURN: u8 = 11;
+
 /// A unit of `side` enters or passes through `hex`: it takes control of a victory hex (21).
 pub fn enter(ctx: &mut Ctx<'_>, side: Side, hex: Hex) {
     let Some(i) = ctx

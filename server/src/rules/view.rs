@@ -104,6 +104,8 @@ pub struct View {
     pub fortifications_left: FortsLeft,
     pub mines_left: u8,
     pub big_guns: Vec<Hex>,
+    /// The Big Gun firing the next shot, while the guns fire (10).
+    pub firing_gun: Option<Hex>,
     pub victory: VictoryView,
     pub selection: Option<SelectionView>,
     pub declaration: Option<DeclarationView>,
@@ -137,6 +139,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
                 nationality: c.nationality,
                 hex: u.hex(),
                 status: match u.loc {
+                    Loc::Eliminated if st.absent.contains(&c.id) => "absent",
                     Loc::Map(_) => "on_map",
                     Loc::Unplaced => "unplaced",
                     Loc::OffMap => "off_map",
@@ -192,6 +195,13 @@ pub fn build(scn: &Scenario, st: &State) -> View {
         },
         mines_left: st.mines_left,
         big_guns: st.big_guns.clone(),
+        firing_gun: match st.step {
+            Step::BigGunFire { shot } => st
+                .big_guns
+                .get(usize::from(shot) / super::big_gun::SHOTS)
+                .copied(),
+            _ => None,
+        },
         victory: VictoryView {
             hexes,
             chinese_held: held,

@@ -80,6 +80,10 @@ pub struct AppError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// The rule that refused the request, where one did.
+    pub rule: Option<String>,
+    /// The unit the refusal is about, where one is.
+    pub unit: Option<String>,
 }
 
 impl AppError {
@@ -88,7 +92,16 @@ impl AppError {
             status,
             code,
             message: message.into(),
+            rule: None,
+            unit: None,
         }
+    }
+
+    /// The same refusal, naming the rule and the unit.
+    pub fn with(mut self, rule: Option<String>, unit: Option<String>) -> AppError {
+        self.rule = rule;
+        self.unit = unit;
+        self
     }
 
     pub fn not_found(message: impl Into<String>) -> AppError {
@@ -141,6 +154,8 @@ impl IntoResponse for AppError {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message,
+                rule: self.rule,
+                unit: self.unit,
             },
         };
         (self.status, Json(body)).into_response()

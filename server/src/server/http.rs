@@ -4,6 +4,8 @@
 
 use super::AppState;
 use super::error::{AppError, AppQuery, OptionalJson};
+use crate::rules::analysis;
+use crate::rules::position::{Position, PositionError};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -44,7 +46,11 @@ pub async fn create(
         }
         Some(n) => n.to_string(),
     };
-    let created = app.games.create(side, name).await?;
+    let position = match &body.position {
+        None => None,
+        Some(json) => Some(checked_position(&app, json)?),
+    };
+    let created = app.games.create(side, name, position.as_ref()).await?;
     let id = created.id;
     Ok((
         StatusCode::CREATED,
@@ -58,6 +64,77 @@ pub async fn create(
         }),
     ))
 }
+
+/// A custom starting position from a request, parsed and checked against the rules; refused
+/// with 422 naming the unit and the rule.
+fn checked_position(app: &AppState, json: &serde_json::Value) -> Result<Position, AppError> {
+    let position: Position = serde_json::from_value(json.clone()).map_err(|e| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::INVALID_POSITION,
+            format!("the position is not valid JSON for a position: {e}"),
+        )
+    })?;
+    position
+        .build(app.games.scenario(), [0; 32])
+        .map_err(|e| position_error(&e))?;
+    Ok(position)
+}
+
+/// A position refused by the rules, as an HTTP error naming the unit and the rule.
+fn position_error(e: &PositionError) -> AppError {
+    let unit = e
+        .unit
+        .as_ref()
+        .map_or(String::new(), |u| format!("unit `{u}`: "));
+    let message = if e.message.starts_with("unit `") {
+        e.message.clone()
+    } else {
+        format!("{unit}{}", e.message)
+    };
+    let rule = (!e.rule.is_empty()).then(|| e.rule.to_string());
+    AppError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        siege_protocol::codes::INVALID_POSITION,
+        if e.rule.is_empty() {
+            message
+        } else {
+            format!("{message} [rule {}]", e.rule)
+        },
+    )
+    .with(rule, e.unit.clone())
+}
+
+/// `POST /api/analysis`: questions about a position, answered by the engine (the analysis
+/// board). The board never rolls dice.
+pub async fn analysis(
+    State(app): State<AppState>,
+    Json(body): Json<serde_json::Value>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    let request: analysis::Request = serde_json::from_value(body).map_err(|e| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_REQUEST,
+            format!("expected {{\"position\": …, \"queries\": […]}}: {e}"),
+        )
+    })?;
+    if request.queries.len() > MAX_QUERIES {
+        return Err(AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_REQUEST,
+            format!("at most {MAX_QUERIES} queries in one request"),
+        ));
+    }
+    let scenario = app.games.scenario().clone();
+    let answers = tokio::task::spawn_blocking(move || analysis::answer(&scenario, &request))
+        .await
+        .map_err(|e| AppError::internal(e.to_string()))?
+        .map_err(|analysis::AnalysisError::Position(e)| position_error(&e))?;
+    Ok(Json(serde_json::json!({ "answers": answers })))
+}
+
+/// The most queries one analysis request may ask.
+const MAX_QUERIES: usize = 200;
 
 /// `POST /api/games/{id}/join`.
 pub async fn join(

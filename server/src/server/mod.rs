@@ -151,6 +151,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(http::join))
         .route("/api/games/{id}/log", get(http::log))
         .route("/api/games/{id}/state", get(http::state_at))
+        .route("/api/analysis", post(http::analysis))
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
     if state.bench_routes {

@@ -257,7 +257,17 @@ impl Connection {
             let e = WireError::new(codes::SPECTATOR, "spectators watch; they cannot act");
             return self.refuse(socket, e).await;
         };
-        let action: Action = match serde_json::from_value(action) {
+        let parsed: Result<Action, String> = serde_json::from_value(action.clone())
+            .map_err(|e| e.to_string())
+            .and_then(|a: Action| {
+                // "Sent back unchanged": fields the action does not have are refused too (serde
+                // lets them through on actions without fields).
+                match serde_json::to_value(&a) {
+                    Ok(round) if round == action => Ok(a),
+                    _ => Err("it carries fields this action does not have".to_string()),
+                }
+            });
+        let action: Action = match parsed {
             Ok(a) => a,
             Err(e) => {
                 let msg = format!(
@@ -352,7 +362,7 @@ impl Connection {
         };
         for row in rows {
             let seq = u64::try_from(row.seq).unwrap_or(0);
-            send(socket, events_frame(seq, &row.events)).await?;
+            send(socket, events_frame(seq, &row.side, &row.events)).await?;
         }
         Ok(())
     }

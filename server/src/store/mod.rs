@@ -51,6 +51,8 @@ pub struct NewGame {
     pub seed_commitment: String,
     pub side: Side,
     pub token_hash: String,
+    /// The custom position (JSON) the game starts from, if not the setup of section 22.
+    pub position: Option<String>,
 }
 
 /// The shared handle on the database.
@@ -111,8 +113,8 @@ impl Store {
         let id = game.id.to_string();
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at) \
-             VALUES (?, ?, 'open', ?, ?, NULL, ?, ?)",
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position) \
+             VALUES (?, ?, 'open', ?, ?, NULL, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&game.name)
@@ -120,6 +122,7 @@ impl Store {
         .bind(&game.seed_commitment)
         .bind(now)
         .bind(now)
+        .bind(&game.position)
         .execute(&mut *tx)
         .await?;
         sqlx::query("INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?)")
@@ -178,7 +181,7 @@ impl Store {
     /// The game row, if there is one.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         Ok(sqlx::query_as::<_, GameRow>(
-            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at \
+            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at, position \
              FROM games WHERE id = ?",
         )
         .bind(id.to_string())
@@ -232,6 +235,7 @@ impl Store {
             game_id: row.id.clone(),
             seed_commitment: row.seed_commitment.clone(),
             seed: (finished || reveal_seed).then(|| hex::encode(&row.seed)),
+            position: row.position()?,
             entries,
         }))
     }
@@ -254,7 +258,9 @@ impl Store {
     ) -> Result<Vec<SummaryRow>, StoreError> {
         Ok(sqlx::query_as::<_, SummaryRow>(
             "SELECT g.id, g.name, g.status, g.result, g.created_at, \
-               coalesce(a.turn, 0) AS turn, coalesce(a.phase, 'allied_setup') AS phase, \
+               coalesce(a.turn, json_extract(g.position, '$.turn'), 0) AS turn, \
+               coalesce(a.phase, json_extract(g.position, '$.phase'), 'allied_setup') AS phase, \
+               g.position IS NOT NULL AS custom_start, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese \
              FROM games g \

@@ -17,6 +17,8 @@ pub struct GameRow {
     pub result: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The custom position (JSON) the game started from, if any.
+    pub position: Option<String>,
 }
 
 impl GameRow {
@@ -24,6 +26,17 @@ impl GameRow {
     pub fn status(&self) -> Result<GameStatus, StoreError> {
         GameStatus::parse(&self.status)
             .ok_or_else(|| StoreError::Corrupt(format!("game {}: status {}", self.id, self.status)))
+    }
+
+    /// The custom position the game started from, parsed.
+    pub fn position(&self) -> Result<Option<serde_json::Value>, StoreError> {
+        self.position
+            .as_deref()
+            .map(|p| {
+                serde_json::from_str(p)
+                    .map_err(|e| StoreError::Corrupt(format!("game {}: position: {e}", self.id)))
+            })
+            .transpose()
     }
 
     /// The 32-byte seed, checked.
@@ -81,6 +94,8 @@ pub struct SummaryRow {
     pub phase: String,
     pub allied: bool,
     pub chinese: bool,
+    /// The game started from a custom position.
+    pub custom_start: bool,
 }
 
 impl SummaryRow {
@@ -101,6 +116,7 @@ impl SummaryRow {
             },
             created_at: rfc3339(self.created_at),
             result: self.result.as_deref().map(parse_json).transpose()?,
+            custom_start: self.custom_start,
         })
     }
 }

