@@ -1,0 +1,34 @@
+# Shared by the load benchmarks: start a fresh `siege serve --bench-routes` on a free port with its
+# database in $BENCH_DIR, and stop it. Sourced, not run.
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${SIEGE_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/release/siege}
+out=${BENCH_OUT:-$root/target/bench}
+mkdir -p "$out"
+# Thousands of sockets on both ends of one machine.
+ulimit -n 1048576 2>/dev/null || ulimit -n 65536
+
+# start_server DIR: serve DIR/siege.db; sets $pid, $url and $ready_ms (milliseconds until it listened).
+start_server() {
+    local dir=$1 t0
+    t0=$(date +%s%N)
+    "$bin" serve --bench-routes --frame-rate 1000000 --addr 127.0.0.1:0 \
+        --database "sqlite://$dir/siege.db" --web-dir "$root/web" \
+        > "$dir/serve.out" 2>> "$dir/serve.err" &
+    pid=$!
+    for _ in $(seq 1 36000); do
+        if url=$(grep -o 'http://[0-9.:]*' "$dir/serve.out" 2>/dev/null) && [ -n "$url" ]; then
+            ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || { cat "$dir/serve.err" >&2; return 1; }
+        sleep 0.05
+    done
+    echo "the server did not listen within 30 minutes" >&2
+    return 1
+}
+
+stop_server() {
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
