@@ -6,7 +6,7 @@ bin=${SIEGE_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/release/sieg
 out=${BENCH_OUT:-$root/target/bench}
 mkdir -p "$out"
 # Thousands of sockets on both ends of one machine.
-ulimit -n 1048576 2>/dev/null || ulimit -n 65536
+ulimit -n "$(ulimit -Hn)"
 
 # start_server DIR: serve DIR/siege.db; sets $pid, $url and $ready_ms (milliseconds until it listened).
 start_server() {
