@@ -11,39 +11,16 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// Actions played before the kill.
 const BEFORE_KILL: u64 = 120;
 /// Actions played after the restart.
 const AFTER_RESTART: u64 = 40;
 
-/// Start `siege serve` on port 0 and read the address it prints.
+/// Start `siege serve` on port 0 on `db`.
 async fn spawn_server(db: &str) -> (Child, Http) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_siege"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
-        // The random players act as fast as the server answers.
-        .args(["--frame-rate", "100000"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the siege binary starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = lines
-        .next_line()
-        .await
-        .expect("read stdout")
-        .expect("the server prints its address");
-    let base = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    let (child, base) = client::spawn_siege(env!("CARGO_BIN_EXE_siege"), db, &[]).await;
     (child, Http::new(&base))
 }
 

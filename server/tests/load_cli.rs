@@ -3,34 +3,15 @@
 //! a summary and one JSON line; `--seed-games` leaves unfinished games behind. No timing is
 //! asserted — only that the figures are there and the run was clean.
 
+#[path = "../../tests/src/client.rs"]
+mod client;
+
 use serde_json::Value;
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// Start `siege serve --bench-routes` on port 0 and read the address it prints.
+/// Start `siege serve --bench-routes` on port 0 on `db`.
 async fn spawn_server(db: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_siege"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
-        .args(["--frame-rate", "100000", "--bench-routes"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the siege binary starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = BufReader::new(stdout)
-        .lines()
-        .next_line()
-        .await
-        .expect("read stdout")
-        .expect("the server prints its address");
-    let base = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (child, base)
+    client::spawn_siege(env!("CARGO_BIN_EXE_siege"), db, &["--bench-routes"]).await
 }
 
 /// Run `siege load` with `args`; returns the exit status, the whole output and the JSON line.

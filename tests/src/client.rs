@@ -253,3 +253,33 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
+
+/// Start the real `siege` binary at `bin` as `siege serve` on port 0 with its database at `db`
+/// and `extra` flags, and read the address it prints on its first line. Its frame rate is
+/// raised: the random players act as fast as the server answers. Killed when dropped.
+pub async fn spawn_siege(bin: &str, db: &str, extra: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(bin)
+        .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
+        .args(["--frame-rate", "100000"])
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the siege binary starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = tokio::io::BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .expect("read stdout")
+        .expect("the server prints its address");
+    let base = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    (child, base)
+}
