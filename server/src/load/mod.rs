@@ -183,13 +183,7 @@ async fn play(
     });
     let _ = go_tx.send(Some(deadline));
 
-    let mut outcome = Outcome::default();
-    for s in slots {
-        match s.await {
-            Ok(o) => outcome.merge(o),
-            Err(_) => outcome.errors.add("task_panicked"),
-        }
-    }
+    let mut outcome = gather(slots).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
     report.server_stages = plan.api.stages().await;
     let echo = echo.await.unwrap_or_default();
@@ -299,13 +293,19 @@ async fn seed_games(
             }
         }));
     }
+    let outcome = gather(workers).await;
+    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    report.record(outcome, None);
+}
+
+/// The merged outcome of `tasks`; a task that panicked counts as an error, not a lost run.
+async fn gather(tasks: Vec<tokio::task::JoinHandle<Outcome>>) -> Outcome {
     let mut outcome = Outcome::default();
-    for w in workers {
-        match w.await {
+    for t in tasks {
+        match t.await {
             Ok(o) => outcome.merge(o),
             Err(_) => outcome.errors.add("task_panicked"),
         }
     }
-    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
-    report.record(outcome, None);
+    outcome
 }
