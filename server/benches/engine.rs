@@ -5,9 +5,10 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use siege::bot::Bot;
+use siege::replay::Replayer;
 use siege::rules::state::Step;
 use siege::rules::{Action, Game, Scenario, phases};
-use siege_protocol::{Phase, Side};
+use siege_protocol::{LogEntry, Phase, Side};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -53,6 +54,25 @@ fn record(scn: &Arc<Scenario>, seed: u8) -> Vec<(Side, Action)> {
         log.push((side, action));
     }
     log
+}
+
+/// The log entries the store would hold for `log`: each action's JSON and the state hash
+/// after it.
+fn stored_entries(scn: &Arc<Scenario>, log: &[(Side, Action)]) -> Vec<LogEntry> {
+    let mut game = Game::new(scn.clone(), [42; 32]);
+    let mut entries = Vec::new();
+    for (seq, (side, action)) in (1..).zip(log) {
+        game.apply(*side, action).expect("replays");
+        entries.push(LogEntry {
+            seq,
+            side: *side,
+            action: serde_json::to_value(action).expect("actions serialize"),
+            events: Vec::new(),
+            state_hash: game.state_hash_hex(),
+            at: String::new(),
+        });
+    }
+    entries
 }
 
 fn benches(c: &mut Criterion) {
@@ -119,6 +139,18 @@ fn benches(c: &mut Criterion) {
                 game.apply_trusted(*side, action).expect("replays");
             }
             black_box(game.state_hash())
+        })
+    });
+    // The server's rebuild of a stored log as it is: actions parsed from their JSON, applied
+    // trusted, and the state hash of every entry recomputed and compared.
+    let entries = stored_entries(&scn, &log);
+    group.bench_function("replay_stored_log_hash_checked", |b| {
+        b.iter(|| {
+            let mut replayer = Replayer::new(scn.clone(), [42; 32], false);
+            for entry in &entries {
+                replayer.step(entry).expect("replays");
+            }
+            black_box(replayer.game().state_hash())
         })
     });
     // An audit: every action checked against the legal actions of its state.

@@ -10,7 +10,7 @@ use super::wire::{self, WireError};
 use futures_util::SinkExt;
 use std::time::Duration;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{self, Message};
 
 /// The frame echoed by default: the size and shape of a typical `action` frame.
 const ACTION: &str = r#"{"type":"action","seq":1234,"action":{"type":"move","to":"1512","mp":3}}"#;
@@ -54,10 +54,17 @@ pub async fn run(
             tokio::time::sleep_until(start).await;
             match socket {
                 Ok(s) => one(s, &payload, interval, deadline).await,
-                Err(_) => EchoOutcome {
+                // The server answered the upgrade with an HTTP response (404): no bench routes.
+                Err(WireError::Ws(tungstenite::Error::Http(_))) => EchoOutcome {
                     unavailable: true,
                     ..EchoOutcome::default()
                 },
+                // Anything else (refused, out of file descriptors…) is an error of the run.
+                Err(e) => {
+                    let mut out = EchoOutcome::default();
+                    out.errors.add(format!("echo_{}", e.kind()));
+                    out
+                }
             }
         }));
     }

@@ -186,7 +186,11 @@ async fn play(
     let mut outcome = gather(slots).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
     report.server_stages = plan.api.stages().await;
-    let echo = echo.await.unwrap_or_default();
+    let echo = echo.await.unwrap_or_else(|_| {
+        let mut lost = echo::EchoOutcome::default();
+        lost.errors.add("task_panicked");
+        lost
+    });
     if let Some(s) = sampler {
         report.rss_kib.peak = s.await.ok().flatten();
     }

@@ -4,7 +4,9 @@
 //! for its commit (`store`), and the writer records each transaction (`commit`) and its size.
 //! `GET /bench/stages` answers the distributions and starts afresh, so `siege load` can put
 //! the server's share of a round trip beside what the client measured. Without
-//! `--bench-routes` nothing is recorded.
+//! `--bench-routes` nothing is recorded; with it, every sample is kept until the next
+//! `GET /bench/stages`, so a benchmark server left running unread grows without bound — it is
+//! for benchmark runs, not production.
 
 use super::stats::{Samples, Summary, round3};
 use serde::{Deserialize, Serialize};
@@ -21,8 +23,9 @@ struct Stages {
     encode: Samples,
     store: Samples,
     commit: Samples,
-    /// Actions per transaction (recorded as if microseconds).
-    batch: Samples,
+    /// Actions committed, over all transactions, and the largest transaction.
+    actions: u64,
+    largest: u64,
 }
 
 /// What `GET /bench/stages` answers (milliseconds, batch sizes in actions).
@@ -60,24 +63,30 @@ impl StageTimes {
     pub fn commit(&self, actions: usize, took: Duration) {
         self.with(|s| {
             s.commit.record(took);
-            s.batch
-                .record_micros(u32::try_from(actions).unwrap_or(u32::MAX));
+            let actions = u64::try_from(actions).unwrap_or(u64::MAX);
+            s.actions = s.actions.saturating_add(actions);
+            s.largest = s.largest.max(actions);
         });
     }
 
     /// The distributions so far; recording starts afresh.
     pub fn take(&self) -> StagesReport {
         let mut s = self.with(std::mem::take);
-        let batch = s.batch.summary();
+        let commit_ms = s.commit.summary();
+        let commits = commit_ms.count;
         StagesReport {
             apply_ms: s.apply.summary(),
             encode_ms: s.encode.summary(),
             store_ms: s.store.summary(),
-            commit_ms: s.commit.summary(),
-            commits: batch.count,
-            // The summary is in thousandths of the recorded unit.
-            mean_batch: round3(batch.mean * 1000.0),
-            max_batch: round3(batch.max * 1000.0),
+            commit_ms,
+            commits,
+            // Exact, from the counts: a mean of 1.4 actions a transaction must not read 1.0.
+            mean_batch: if commits == 0 {
+                0.0
+            } else {
+                round3(s.actions as f64 / commits as f64)
+            },
+            max_batch: s.largest as f64,
         }
     }
 }
@@ -94,14 +103,15 @@ mod tests {
             Duration::from_micros(100),
             Duration::from_millis(1),
         );
-        t.commit(3, Duration::from_micros(900));
+        t.commit(1, Duration::from_micros(900));
         t.commit(1, Duration::from_micros(500));
+        t.commit(2, Duration::from_micros(700));
         let r = t.take();
         assert_eq!(r.apply_ms.p50, 0.03);
         assert_eq!(r.store_ms.max, 1.0);
-        assert_eq!(r.commits, 2);
-        assert_eq!(r.mean_batch, 2.0);
-        assert_eq!(r.max_batch, 3.0);
+        assert_eq!(r.commits, 3);
+        assert_eq!(r.mean_batch, 1.333, "4 actions in 3 transactions");
+        assert_eq!(r.max_batch, 2.0);
         assert_eq!(t.take().commits, 0, "taken afresh");
     }
 }

@@ -10,6 +10,7 @@ use super::wire::{self, Api, Frame, Head, Socket, WireError};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use siege_protocol::ClientFrame;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::{Semaphore, watch};
@@ -36,27 +37,20 @@ pub struct Plan {
     pub stop_at_seq: Option<u64>,
 }
 
-/// When each state reached the player who acted, indexed by seq.
+/// When each state reached the player who acted, by seq. A map, not a vector indexed by seq:
+/// a server that sent an absurd seq must cost an entry, not a giant allocation.
 #[derive(Debug, Default)]
-pub struct Clock(Mutex<Vec<Option<Instant>>>);
+pub struct Clock(Mutex<BTreeMap<u64, Instant>>);
 
 impl Clock {
     fn mark(&self, seq: u64, at: Instant) {
         let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let i = usize::try_from(seq).unwrap_or(usize::MAX);
-        if i >= seen.len() {
-            seen.resize(i.saturating_add(1), None);
-        }
-        if let Some(slot) = seen.get_mut(i) {
-            *slot = Some(at);
-        }
+        seen.insert(seq, at);
     }
 
     fn get(&self, seq: u64) -> Option<Instant> {
         let seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        usize::try_from(seq)
-            .ok()
-            .and_then(|i| seen.get(i).copied().flatten())
+        seen.get(&seq).copied()
     }
 }
 
@@ -242,11 +236,17 @@ impl Player {
                 }
                 Step::Stop => break,
             }
-            let read = if pending.is_some() {
-                tokio::time::timeout(HANG, wire::next_text(&mut socket)).await
+            // Waiting for our own action's state: at most HANG. Waiting for the opponent: until
+            // the deadline, but never longer than the opponent's longest think plus HANG — an
+            // opponent that stopped (an error, or a seeded game with no deadline) must not hold
+            // this player for ever.
+            let opponent = Instant::now() + HANG + self.think.mul_f64(1.5);
+            let until = if pending.is_some() {
+                Instant::now() + HANG
             } else {
-                tokio::time::timeout_at(self.deadline, wire::next_text(&mut socket)).await
+                self.deadline.min(opponent)
             };
+            let read = tokio::time::timeout_at(until, wire::next_text(&mut socket)).await;
             text = match read {
                 Ok(Ok(t)) => t,
                 Ok(Err(e)) => {
@@ -255,6 +255,10 @@ impl Player {
                 }
                 Err(_) if pending.is_some() => {
                     self.out.errors.add("timeout");
+                    break;
+                }
+                Err(_) if until < self.deadline => {
+                    self.out.errors.add("opponent_silent");
                     break;
                 }
                 Err(_) => break,

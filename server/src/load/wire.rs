@@ -30,6 +30,8 @@ pub enum WireError {
     Frame(String),
     #[error("the socket closed")]
     Closed,
+    #[error("no answer within the set-up timeout")]
+    Timeout,
 }
 
 impl WireError {
@@ -41,6 +43,7 @@ impl WireError {
             WireError::Ws(_) => "websocket".into(),
             WireError::Frame(_) => "bad_frame".into(),
             WireError::Closed => "closed".into(),
+            WireError::Timeout => "timeout".into(),
         }
     }
 }
@@ -57,7 +60,11 @@ impl Api {
     pub fn new(base: &str) -> Api {
         Api {
             base: base.trim_end_matches('/').to_string(),
-            client: reqwest::Client::new(),
+            // A server that stalls while being set up must fail the run, not hang it.
+            client: reqwest::Client::builder()
+                .timeout(SETUP_TIMEOUT)
+                .build()
+                .unwrap_or_default(),
         }
     }
 
@@ -124,10 +131,17 @@ async fn read_json<T: serde::de::DeserializeOwned>(
 /// memset rather than on playing; a state frame of ~30 KB takes two reads of this.
 const READ_BUFFER: usize = 16 * 1024;
 
-/// Open a WebSocket (TCP_NODELAY on: small frames must not wait for Nagle).
+/// How long one HTTP request or WebSocket handshake may take.
+const SETUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Open a WebSocket (TCP_NODELAY on: small frames must not wait for Nagle), within
+/// [`SETUP_TIMEOUT`].
 pub async fn connect(url: &str) -> Result<Socket, WireError> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-    let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
+    let handshake = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
+    let (socket, _) = tokio::time::timeout(SETUP_TIMEOUT, handshake)
+        .await
+        .map_err(|_| WireError::Timeout)??;
     Ok(socket)
 }
 

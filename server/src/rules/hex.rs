@@ -239,9 +239,25 @@ fn neighbour_table() -> &'static [(u8, [Hex; 6])] {
     })
 }
 
+impl Hex {
+    /// The `CCRR` number as four ASCII digits (both parts are at most 40). Written without the
+    /// formatter because states and views serialize hundreds of hexes each, and the state hash
+    /// of every logged action serializes its state.
+    pub fn digits(self) -> [u8; 4] {
+        let (c, r) = (self.col(), self.row());
+        [b'0' + c / 10, b'0' + c % 10, b'0' + r / 10, b'0' + r % 10]
+    }
+
+    fn with_str<T>(self, f: impl FnOnce(&str) -> T) -> T {
+        let digits = self.digits();
+        // Four ASCII digits are always UTF-8.
+        f(std::str::from_utf8(&digits).unwrap_or("0000"))
+    }
+}
+
 impl fmt::Display for Hex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}{:02}", self.col(), self.row())
+        self.with_str(|s| f.write_str(s))
     }
 }
 
@@ -271,7 +287,7 @@ impl FromStr for Hex {
 
 impl Serialize for Hex {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        self.with_str(|text| s.serialize_str(text))
     }
 }
 
@@ -401,6 +417,19 @@ mod tests {
         }
         assert_eq!(count, HEX_COUNT);
         assert_eq!(HEX_COUNT, 1560);
+    }
+
+    #[test]
+    fn every_hex_is_written_as_ccrr_with_leading_zeros_r1() {
+        for hex in Hex::all() {
+            let padded = format!("{:02}{:02}", hex.col(), hex.row());
+            assert_eq!(hex.to_string(), padded);
+            assert_eq!(
+                serde_json::to_string(&hex).unwrap(),
+                format!("\"{padded}\"")
+            );
+        }
+        assert_eq!(h("0107").to_string(), "0107");
     }
 
     #[test]

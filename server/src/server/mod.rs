@@ -44,7 +44,8 @@ pub struct Config {
     pub database: String,
     /// The static page's folder; a missing folder only makes `/` answer 404.
     pub web_dir: PathBuf,
-    /// Whether `GET /bench/echo` (a bare WebSocket echo for the load generator) is served.
+    /// Whether the benchmark routes are served: `GET /bench/echo` (a bare WebSocket echo for
+    /// the load generator) and `GET /bench/stages` (where accepted actions' time went).
     pub bench_routes: bool,
     /// Connections allowed per game.
     pub max_connections_per_game: usize,
