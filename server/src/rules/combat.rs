@@ -240,14 +240,8 @@ fn anyone_can_attack(
     })
 }
 
-/// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
-fn targets(
-    scn: &Scenario,
-    st: &State,
-    board: &Board,
-    side: Side,
-    from: &[(Hex, bool)],
-) -> Vec<Hex> {
+/// The hexes of `side`'s enemies not yet attacked this phase, in hex order (8.1.2).
+fn open_enemy_hexes(scn: &Scenario, st: &State, side: Side) -> Vec<Hex> {
     let mut hexes: Vec<Hex> = Vec::new();
     let mut defended: Vec<Hex> = Vec::new();
     for c in scn
@@ -266,10 +260,21 @@ fn targets(
     }
     hexes.sort();
     hexes.dedup();
+    hexes.retain(|h| !defended.contains(h));
     hexes
-        .into_iter()
-        .filter(|h| !defended.contains(h) && anyone_can_attack(scn, st, board, side, from, &[*h]))
-        .collect()
+}
+
+/// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
+fn targets(
+    scn: &Scenario,
+    st: &State,
+    board: &Board,
+    side: Side,
+    from: &[(Hex, bool)],
+) -> Vec<Hex> {
+    let mut hexes = open_enemy_hexes(scn, st, side);
+    hexes.retain(|h| anyone_can_attack(scn, st, board, side, from, &[*h]));
+    hexes
 }
 
 /// Whether the combat step offers only `end_phase`: no enemy hex can be attacked and no unit
@@ -281,26 +286,9 @@ pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
         return false;
     }
     let from = attacker_hexes(scn, st, &board, side);
-    let mut seen: Vec<Hex> = Vec::new();
-    for c in scn
-        .counters
-        .counters
-        .iter()
-        .filter(|c| c.side == side.other())
-    {
-        let u = st.unit(c.id);
-        let Some(h) = u.hex() else { continue };
-        if seen.contains(&h) {
-            continue;
-        }
-        seen.push(h);
-        if !st.units_at(h).any(|x| st.unit(x).marks.defended)
-            && anyone_can_attack(scn, st, &board, side, &from, &[h])
-        {
-            return false;
-        }
-    }
-    true
+    !open_enemy_hexes(scn, st, side)
+        .into_iter()
+        .any(|h| anyone_can_attack(scn, st, &board, side, &from, &[h]))
 }
 
 /// The legal actions of the combat step.
@@ -541,15 +529,9 @@ mod tests {
     use super::*;
     use crate::rules::crt::{self, CrtResult, Odds};
     use crate::rules::map::Terrain;
-    use crate::rules::state::{Loc, Step};
+    use crate::rules::state::Loc;
     use crate::rules::testkit::{Kit, hex};
     use siege_protocol::Phase;
-
-    fn combat_kit(phase: Phase) -> Kit {
-        let mut kit = Kit::open();
-        kit.at(3, phase, Step::Combat);
-        kit
-    }
 
     fn legal_now(kit: &Kit) -> Vec<Action> {
         let mut out = Vec::new();
@@ -557,20 +539,10 @@ mod tests {
         out
     }
 
-    fn declare(kit: &mut Kit, side: Side, defenders: &[&str], attackers: &[UnitId]) -> Declaration {
-        let d = Declaration {
-            defenders: defenders.iter().map(|h| hex(h)).collect(),
-            attackers: attackers.to_vec(),
-            ..Declaration::new(side, hex(defenders[0]))
-        };
-        kit.st.declaration = Some(d.clone());
-        d
-    }
-
     #[test]
     fn adjacent_and_ranged_strengths_add_up_as_in_the_worked_example_8_2() {
         // 8.2: a 6-point unit adjacent and 10 points firing from 3 hexes away make 16.
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let vol1 = kit.put("vol1", hex("1015"));
         let vol2 = kit.put("vol2", hex("1011"));
         let gb = kit.put("gb1", hex("1011"));
@@ -598,7 +570,7 @@ mod tests {
             ),
             Some(Mode::Ranged)
         );
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[vol1, vol2, gb]);
+        let d = kit.declare(Side::Allied, &["1014"], &[vol1, vol2, gb]);
         let r = super::super::report::compute(&kit.scn, &kit.st, &d);
         assert_eq!((r.attack, r.defence), (16, 10));
         assert_eq!(r.odds, "1-1");
@@ -608,7 +580,7 @@ mod tests {
 
     #[test]
     fn allied_fire_reaches_3_hexes_chinese_fire_2_8_1_1() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1010"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
         let board = kit.board();
@@ -630,7 +602,7 @@ mod tests {
 
     #[test]
     fn ranged_fire_needs_a_clear_line_of_sight_8_1_1_8_5() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1010"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
         kit.paint(hex("1011"), Terrain::Building);
@@ -643,7 +615,7 @@ mod tests {
 
     #[test]
     fn units_in_an_enemy_zoc_must_attack_and_may_not_fire_at_range_8_1_2_8_2() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1210"));
@@ -665,7 +637,7 @@ mod tests {
 
     #[test]
     fn a_unit_in_a_building_need_not_attack_but_the_enemy_beside_it_must_6_8_1_2() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         kit.paint(hex("1013"), Terrain::Building);
         kit.put("gb1", hex("1013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
@@ -682,23 +654,23 @@ mod tests {
 
     #[test]
     fn a_unit_must_attack_every_enemy_hex_whose_zoc_it_is_in_8_1_2() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1113"));
         let board = kit.board();
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[]);
+        let d = kit.declare(Side::Allied, &["1014"], &[]);
         assert!(
             !can_add(&kit.scn, &kit.st, &board, &d, gb),
             "1113 must be attacked too"
         );
-        let d = declare(&mut kit, Side::Allied, &["1014", "1113"], &[]);
+        let d = kit.declare(Side::Allied, &["1014", "1113"], &[]);
         assert!(can_add(&kit.scn, &kit.st, &board, &d, gb));
     }
 
     #[test]
     fn multi_hex_attackers_must_be_adjacent_to_every_defending_hex_8_1_2() {
-        let mut kit = combat_kit(Phase::ChineseCombat);
+        let mut kit = Kit::combat(Phase::ChineseCombat);
         kit.put("gb1", hex("1014"));
         kit.put("gb2", hex("1114"));
         let a = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
@@ -717,7 +689,7 @@ mod tests {
 
     #[test]
     fn no_unit_is_attacked_twice_in_a_phase_8_1_2_r6() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         kit.put("vol1", hex("1013"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         assert!(legal_now(&kit).contains(&Action::Attack { hex: hex("1014") }));
@@ -727,21 +699,21 @@ mod tests {
 
     #[test]
     fn attacks_below_1_to_3_are_refused_unless_forced_then_an_automatic_ae_8_1_2() {
-        let mut kit = combat_kit(Phase::ChineseCombat);
+        let mut kit = Kit::combat(Phase::ChineseCombat);
         kit.paint(hex("1014"), Terrain::Building);
         kit.put("vol1", hex("1014"));
         kit.put("gb1", hex("1014"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1012"));
         kit.st.unit_mut(bx).reduced = true;
         // 5 ranged against 10 × 3 = 30 is below 1-3 and nobody forces it.
-        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
         let r = super::super::report::compute(&kit.scn, &kit.st, &d);
         assert_eq!(r.odds, "below 1-3");
         assert!(!r.legal);
         assert!(r.why_not.unwrap().contains("8.1.2"));
         // Adjacent in the open the Boxers are in the Allied ZOC and must attack: allowed, AE.
         kit.st.unit_mut(bx).loc = Loc::Map(hex("1013"));
-        let d = declare(&mut kit, Side::Chinese, &["1014"], &[bx]);
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
         let r = super::super::report::compute(&kit.scn, &kit.st, &d);
         assert!(r.legal, "{:?}", r.why_not);
         assert_eq!(kit.scn.crt.result(Odds::BelowOneToThree, 6), CrtResult::AE);
@@ -749,12 +721,12 @@ mod tests {
 
     #[test]
     fn artillery_shifts_the_column_when_manned_in_range_and_sight_9() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1015"));
         let betsy = kit.put("betsy", hex("1010"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         let board = kit.board();
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb]);
+        let d = kit.declare(Side::Allied, &["1014"], &[gb]);
         assert!(
             !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
             "unmanned"
@@ -780,11 +752,11 @@ mod tests {
 
     #[test]
     fn a_leader_gives_plus_1_attacking_but_never_on_ranged_fire_alone_11_1_r4() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1013"));
         let myers = kit.put("myers", hex("1013"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
-        let mut d = declare(&mut kit, Side::Allied, &["1014"], &[gb, myers]);
+        let mut d = kit.declare(Side::Allied, &["1014"], &[gb, myers]);
         assert_eq!(
             super::super::report::compute(&kit.scn, &kit.st, &d).attack,
             5
@@ -800,11 +772,11 @@ mod tests {
 
     #[test]
     fn defending_leaders_give_minus_1_or_their_strength_11_1() {
-        let mut kit = combat_kit(Phase::ChineseCombat);
+        let mut kit = Kit::combat(Phase::ChineseCombat);
         kit.put("gb1", hex("1013"));
         let myers = kit.put("myers", hex("1013"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
-        let mut d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        let mut d = kit.declare(Side::Chinese, &["1013"], &[bx]);
         assert_eq!(
             super::super::report::compute(&kit.scn, &kit.st, &d).defence,
             5
@@ -825,11 +797,11 @@ mod tests {
 
     #[test]
     fn terrain_multiplies_the_defence_and_the_report_says_why_18() {
-        let mut kit = combat_kit(Phase::ChineseCombat);
+        let mut kit = Kit::combat(Phase::ChineseCombat);
         kit.paint(hex("1013"), Terrain::Building);
         kit.put("gb1", hex("1013"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
-        let d = declare(&mut kit, Side::Chinese, &["1013"], &[bx]);
+        let d = kit.declare(Side::Chinese, &["1013"], &[bx]);
         let r = super::super::report::compute(&kit.scn, &kit.st, &d);
         assert_eq!((r.defence_base, r.multiplier, r.defence), (4, 3, 12));
         assert!(r.terrain_reason.contains("18.2"));

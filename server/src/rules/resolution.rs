@@ -188,25 +188,9 @@ fn eliminate_defenders(ctx: &mut Ctx<'_>, defenders: &[UnitId], cause: &str) {
 mod tests {
     use super::*;
     use crate::rules::action::Action;
-    use crate::rules::state::{Loc, Step};
+    use crate::rules::state::Loc;
     use crate::rules::testkit::{Kit, hex};
     use siege_protocol::Phase;
-
-    fn combat_kit(phase: Phase) -> Kit {
-        let mut kit = Kit::open();
-        kit.at(3, phase, Step::Combat);
-        kit
-    }
-
-    fn declare(kit: &mut Kit, side: Side, defenders: &[&str], attackers: &[UnitId]) -> Declaration {
-        let d = Declaration {
-            defenders: defenders.iter().map(|h| hex(h)).collect(),
-            attackers: attackers.to_vec(),
-            ..Declaration::new(side, hex(defenders[0]))
-        };
-        kit.st.declaration = Some(d.clone());
-        d
-    }
 
     fn report(
         scn: &crate::rules::scenario::Scenario,
@@ -218,10 +202,10 @@ mod tests {
 
     #[test]
     fn ranged_fire_alone_takes_no_adverse_result_8_1_1() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1011"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
-        let d = declare(&mut kit, Side::Allied, &["1013"], &[gb]);
+        let d = kit.declare(Side::Allied, &["1013"], &[gb]);
         let r = report(&kit.scn, &kit.st, &d);
         let events = kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::AE, vec![bx]));
         assert_eq!(kit.st.unit(gb).loc, Loc::Map(hex("1011")));
@@ -230,12 +214,12 @@ mod tests {
 
     #[test]
     fn an_exchange_costs_the_attacker_at_least_the_defenders_nominal_strength_8_2_r6() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let g1 = kit.put("gb1", hex("1013"));
         let g2 = kit.put("gb2", hex("1013"));
         let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         kit.st.unit_mut(bx).reduced = true;
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[g1, g2]);
+        let d = kit.declare(Side::Allied, &["1014"], &[g1, g2]);
         let r = report(&kit.scn, &kit.st, &d);
         assert_eq!(r.defence_base, 5);
         kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::EX, vec![bx]));
@@ -265,10 +249,10 @@ mod tests {
 
     #[test]
     fn dl1_takes_a_step_then_retreats_and_the_allies_advance_only_with_a_leader_8_2_8_4() {
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1013"));
         let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb]);
+        let d = kit.declare(Side::Allied, &["1014"], &[gb]);
         let r = report(&kit.scn, &kit.st, &d);
         kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DL1, vec![b1]));
         let kinds: Vec<&str> = kit.st.pending.iter().map(Pending::name).collect();
@@ -277,11 +261,11 @@ mod tests {
             ["step_loss", "retreat"],
             "no advance without a leader"
         );
-        let mut kit = combat_kit(Phase::AlliedCombat);
+        let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1013"));
         let myers = kit.put("myers", hex("1013"));
         let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
-        let d = declare(&mut kit, Side::Allied, &["1014"], &[gb, myers]);
+        let d = kit.declare(Side::Allied, &["1014"], &[gb, myers]);
         let r = report(&kit.scn, &kit.st, &d);
         kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DL1, vec![b1]));
         let kinds: Vec<&str> = kit.st.pending.iter().map(Pending::name).collect();

@@ -2,6 +2,7 @@
 //! terrain a test needs, so rule tests read as the rulebook's own examples.
 
 use super::board::Board;
+use super::combat::Declaration;
 use super::event::Event;
 use super::game::{Ctx, Game};
 use super::hex::{Direction, Hex};
@@ -169,6 +170,25 @@ impl Kit {
     /// A game from the kit's position (for tests through the public API).
     pub fn game(&self) -> Game {
         Game::from_state(self.scn.clone(), self.st.clone())
+    }
+
+    /// An open board in the combat step of `phase`, turn 3.
+    pub fn combat(phase: siege_protocol::Phase) -> Kit {
+        let mut kit = Kit::open();
+        kit.at(3, phase, super::state::Step::Combat);
+        kit
+    }
+
+    /// Declare a combat by `side` on the hexes `defenders` (the first is the main one) with
+    /// `attackers`, as the declaration actions would leave it.
+    pub fn declare(&mut self, side: Side, defenders: &[&str], attackers: &[UnitId]) -> Declaration {
+        let d = Declaration {
+            defenders: defenders.iter().map(|h| hex(h)).collect(),
+            attackers: attackers.to_vec(),
+            ..Declaration::new(side, hex(defenders[0]))
+        };
+        self.st.declaration = Some(d.clone());
+        d
     }
 
     /// Set the phase and its main step.
