@@ -182,6 +182,16 @@ fn dark(terrain: Terrain) -> bool {
 }
 
 /// XML-escape text content and attribute values.
+/// One line of the legend's text at (x, y).
+fn legend_text(out: &mut String, x: f64, y: f64, text: &str) {
+    let _ = writeln!(
+        out,
+        r#"<text x="{x:.1}" y="{y:.1}" font-size="12.5" fill="{}">{}</text>"#,
+        INK.hex(),
+        esc(text)
+    );
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -651,36 +661,18 @@ fn legend(out: &mut String, map: &Map, x0: f64) {
                 );
             }
         }
-        let _ = writeln!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}" font-size="12.5" fill="{ink}">{}</text>"#,
-            tx + 36.0,
-            y,
-            esc(text)
-        );
+        legend_text(out, tx + 36.0, y, text);
     }
     head(out, &mut y, "Markers");
     y += 30.0;
     primary_marker(out, "sample", tx + 14.0, y - 5.0);
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="{y:.1}" font-size="12.5" fill="{ink}">Primary victory hex (21)</text>"#,
-        tx + 36.0
-    );
+    legend_text(out, tx + 36.0, y, "Primary victory hex (21)");
     y += 30.0;
     secondary_marker(out, "sample", tx + 14.0, y - 5.0);
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="{y:.1}" font-size="12.5" fill="{ink}">Secondary victory hex (21)</text>"#,
-        tx + 36.0
-    );
+    legend_text(out, tx + 36.0, y, "Secondary victory hex (21)");
     y += 30.0;
     hospital_marker(out, tx + 14.0, y - 5.0);
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="{y:.1}" font-size="12.5" fill="{ink}">Hospital (8.6)</text>"#,
-        tx + 36.0
-    );
+    legend_text(out, tx + 36.0, y, "Hospital (8.6)");
     y += 30.0;
     let _ = writeln!(
         out,
@@ -692,11 +684,7 @@ fn legend(out: &mut String, map: &Map, x0: f64) {
         tx + 14.0,
         y - 5.0
     );
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="{y:.1}" font-size="12.5" fill="{ink}">Allied setup line (22)</text>"#,
-        tx + 36.0
-    );
+    legend_text(out, tx + 36.0, y, "Allied setup line (22)");
     head(out, &mut y, "Victory hexes");
     let mut vic: Vec<String> = map
         .victory_hexes()

@@ -3,6 +3,7 @@
 // strength on a red bar. Stacks draw as a pile with a count badge.
 
 import { svg } from './dom.js';
+import { starPoints } from './geometry.js';
 import { NATION, mix } from './palette.js';
 
 /** Side length of a counter on the map, in map units (a hex is 41.6 flat to flat). */
@@ -143,16 +144,6 @@ function symbol(u, s, ink) {
     default:
       return box();
   }
-}
-
-function starPoints(cx, cy, r) {
-  const pts = [];
-  for (let i = 0; i < 10; i++) {
-    const rad = i % 2 === 0 ? r : r * 0.42;
-    const a = -Math.PI / 2 + (Math.PI / 5) * i;
-    pts.push(`${(cx + rad * Math.cos(a)).toFixed(1)},${(cy + rad * Math.sin(a)).toFixed(1)}`);
-  }
-  return pts.join(' ');
 }
 
 /** The order a stack is piled in: fighting units on top, then guns, leaders and the rest. */

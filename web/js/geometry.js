@@ -86,3 +86,15 @@ export function hexAt(x, y, cols, rows) {
   }
   return bestD <= R * R ? best : null;
 }
+
+/** The points of a five-pointed star of outer radius `r` centred on (cx, cy): victory hexes and
+ * leaders' counters. */
+export function starPoints(cx, cy, r) {
+  const pts = [];
+  for (let i = 0; i < 10; i++) {
+    const rad = i % 2 === 0 ? r : r * 0.42;
+    const a = -Math.PI / 2 + (Math.PI / 5) * i;
+    pts.push(`${(cx + rad * Math.cos(a)).toFixed(1)},${(cy + rad * Math.sin(a)).toFixed(1)}`);
+  }
+  return pts.join(' ');
+}

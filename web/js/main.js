@@ -88,14 +88,8 @@ async function openAnalysis(encoded) {
   if (encoded) {
     try { position = decodePosition(encoded); } catch (e) { toast(`This position cannot be read: ${e.message}`, 'error'); }
   }
-  let scenario;
-  try {
-    scenario = await api.scenario();
-  } catch (e) {
-    toast(`The map could not be loaded: ${e.message}`, 'error');
-    return;
-  }
-  if (nav !== navigation) return;
+  const scenario = await loadScenario();
+  if (!scenario || nav !== navigation) return;
   const board = new AnalysisBoard(scenario, position);
   current.push(board);
   byId('topbar-actions').append(h('button', {
@@ -104,17 +98,21 @@ async function openAnalysis(encoded) {
   }));
 }
 
+/** The map and counter mix (`GET /api/scenario`), or null after telling the user it failed. */
+async function loadScenario() {
+  try {
+    return await api.scenario();
+  } catch (e) {
+    toast(`The map could not be loaded: ${e.message}`, 'error');
+    return null;
+  }
+}
+
 async function openTable(mode, gameId) {
   showTable(mode);
   const nav = navigation;
-  let scenario;
-  try {
-    scenario = await api.scenario();
-  } catch (e) {
-    toast(`The map could not be loaded: ${e.message}`, 'error');
-    return;
-  }
-  if (nav !== navigation) return;
+  const scenario = await loadScenario();
+  if (!scenario || nav !== navigation) return;
   const table = new Table(scenario);
   current.push(table);
   const seat = mode === 'play' ? seatFor(gameId) : null;

@@ -4,7 +4,7 @@
 // Counters, highlights and tools draw into the layers this module creates.
 
 import { svg, clear } from './dom.js';
-import { R, HEX_H, centre, hexPoints, fieldSize, neighbour, corner, SIDE_CORNERS, DIRECTIONS } from './geometry.js';
+import { R, HEX_H, centre, hexPoints, starPoints, fieldSize, neighbour, corner, SIDE_CORNERS, DIRECTIONS } from './geometry.js';
 import { TERRAIN, PAPER, INK, SIDE, areaColour, mix } from './palette.js';
 
 const WHITE = '#ffffff';
@@ -199,7 +199,7 @@ export class Board {
       const m = svg('g', { class: `victory-mark ${v.kind} held-${side}`, 'data-hex': v.hex },
         svg('circle', { cx, cy, r: R * 0.62, fill: SIDE[side], class: 'control' }),
         v.kind === 'primary'
-          ? svg('polygon', { points: star(cx, cy, R * 0.5), class: 'star' })
+          ? svg('polygon', { points: starPoints(cx, cy, R * 0.5), class: 'star' })
           : svg('circle', { cx, cy, r: R * 0.36, class: 'ring' }),
         svg('title', {}, `${v.hex}: ${v.kind} victory hex, held by the ${side === 'allied' ? 'Allies' : 'Chinese'}`));
       g.append(m);
@@ -261,16 +261,6 @@ function decorate(g, terrain, cx, cy) {
   } else if (terrain === 'tartar_wall') {
     g.append(svg('polygon', { points: hexPoints(cx, cy, R * 0.72), class: 'parapet' }));
   }
-}
-
-function star(cx, cy, r) {
-  const pts = [];
-  for (let i = 0; i < 10; i++) {
-    const rad = i % 2 === 0 ? r : r * 0.42;
-    const a = -Math.PI / 2 + (Math.PI / 5) * i;
-    pts.push(`${(cx + rad * Math.cos(a)).toFixed(1)},${(cy + rad * Math.sin(a)).toFixed(1)}`);
-  }
-  return pts.join(' ');
 }
 
 /** Patterns used by the markers. */

@@ -492,8 +492,8 @@ mod tests {
             (0..=4).all(|d| Hex::new(h.col(), h.row() + d).is_some_and(open)) && !h.is_edge()
         });
         let leader = Hex::new(start.col(), start.row() + 4).unwrap();
-        let free = format!(
-            r#"{{"phase":"allied_movement","units":[{},{}]}}"#,
+        let allies = format!(
+            "{},{}",
             unit(
                 "b",
                 "allied",
@@ -503,6 +503,7 @@ mod tests {
             ),
             unit("L", "allied", "leader", r#","name":"Strouts""#, leader)
         );
+        let free = format!(r#"{{"phase":"allied_movement","units":[{allies}]}}"#);
         assert_eq!(
             ask(&free, r#"[{"command_control":{"unit":"b"}}]"#)[0]["in_command"],
             true
@@ -521,15 +522,7 @@ mod tests {
         let mut all = boxers.clone();
         all.push(unit("y", "chinese", "boxer", "", mid));
         let blocked = format!(
-            r#"{{"phase":"allied_movement","units":[{},{},{}]}}"#,
-            unit(
-                "b",
-                "allied",
-                "combat",
-                r#","nationality":"british""#,
-                start
-            ),
-            unit("L", "allied", "leader", r#","name":"Strouts""#, leader),
+            r#"{{"phase":"allied_movement","units":[{allies},{}]}}"#,
             all.join(",")
         );
         let a = ask(&blocked, r#"[{"command_control":{"unit":"b"}}]"#);

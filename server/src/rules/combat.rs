@@ -548,28 +548,9 @@ mod tests {
         let gb = kit.put("gb1", hex("1011"));
         kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
         let board = kit.board();
-        assert_eq!(
-            mode(
-                &kit.scn,
-                &kit.st,
-                &board,
-                Side::Allied,
-                vol1,
-                &[hex("1014")]
-            ),
-            Some(Mode::Adjacent)
-        );
-        assert_eq!(
-            mode(
-                &kit.scn,
-                &kit.st,
-                &board,
-                Side::Allied,
-                vol2,
-                &[hex("1014")]
-            ),
-            Some(Mode::Ranged)
-        );
+        let mode_of = |u| mode(&kit.scn, &kit.st, &board, Side::Allied, u, &[hex("1014")]);
+        assert_eq!(mode_of(vol1), Some(Mode::Adjacent));
+        assert_eq!(mode_of(vol2), Some(Mode::Ranged));
         let d = kit.declare(Side::Allied, &["1014"], &[vol1, vol2, gb]);
         let r = super::super::report::compute(&kit.scn, &kit.st, &d);
         assert_eq!((r.attack, r.defence), (16, 10));
