@@ -132,7 +132,9 @@ pub struct Update {
     /// The players' state frames, built by the first connection of each seat that needs
     /// one and dropped with the update once every connection has it.
     players: [OnceLock<Utf8Bytes>; 2],
-    patches: OnceLock<[Option<Utf8Bytes>; 3]>,
+    /// Each reader's `patch` frame, computed by the first connection of that reader that
+    /// asked for patches (a diff parses two whole frames: only the readers asking pay).
+    patches: [OnceLock<Option<Utf8Bytes>>; 3],
 }
 
 impl Update {
@@ -143,7 +145,7 @@ impl Update {
             state,
             prev,
             players: [OnceLock::new(), OnceLock::new()],
-            patches: OnceLock::new(),
+            patches: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         }
     }
 
@@ -159,15 +161,14 @@ impl Update {
 
     /// The `patch` frame turning `you`'s previous state frame into the new one.
     pub fn patch(&self, you: You) -> Option<Utf8Bytes> {
-        let patches = self.patches.get_or_init(|| {
-            [You::Allied, You::Chinese, You::Spectator].map(|y| self.compute_patch(y))
-        });
         let index = match you {
             You::Allied => 0,
             You::Chinese => 1,
             You::Spectator => 2,
         };
-        patches[index].clone()
+        self.patches[index]
+            .get_or_init(|| self.compute_patch(you))
+            .clone()
     }
 
     fn compute_patch(&self, you: You) -> Option<Utf8Bytes> {

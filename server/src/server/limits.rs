@@ -58,6 +58,14 @@ impl RateLimiter {
         self.allow_at(Instant::now())
     }
 
+    /// The limit in words, for the refusal: "at most R frames a second (bursts of B)".
+    pub fn describe(&self) -> String {
+        format!(
+            "at most {} frames a second (bursts of {})",
+            self.rate, self.burst
+        )
+    }
+
     fn allow_at(&mut self, now: Instant) -> bool {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.last = now;
@@ -85,5 +93,9 @@ mod tests {
         let t1 = t0 + Duration::from_millis(100);
         assert!((0..5).all(|_| r.allow_at(t1)));
         assert!(!r.allow_at(t1));
+        assert_eq!(
+            RateLimiter::per_second(50).describe(),
+            "at most 50 frames a second (bursts of 100)"
+        );
     }
 }

@@ -75,7 +75,6 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         handle,
         last_seq: attached.state.seq,
         limiter: RateLimiter::per_second(app.frame_rate),
-        frame_rate: app.frame_rate,
         refused_in_a_row: 0,
         patches,
     };
@@ -162,8 +161,6 @@ struct Connection {
     /// The seq of the last state sent: older updates are never sent after newer ones.
     last_seq: u64,
     limiter: RateLimiter,
-    /// The limiter's rate, for the refusal's message.
-    frame_rate: u32,
     refused_in_a_row: u32,
     /// Whether the client asked for patch frames after its first full state.
     patches: bool,
@@ -210,8 +207,7 @@ impl Connection {
     /// A client frame after the first.
     async fn on_text(&mut self, socket: &mut WebSocket, text: &str) -> Result<(), Stop> {
         if !self.limiter.allow() {
-            let rate = self.frame_rate;
-            let msg = format!("at most {rate} frames a second (bursts of {})", rate * 2);
+            let msg = self.limiter.describe();
             return self
                 .refuse(socket, WireError::new(codes::RATE_LIMITED, msg))
                 .await;
