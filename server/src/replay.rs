@@ -59,18 +59,20 @@ pub fn parse_seed(text: &str) -> Result<[u8; 32], ReplayError> {
 pub struct Replayer {
     game: Game,
     seq: u64,
-    check_events: bool,
+    /// An audit (`siege replay`): every action must be in the legal list and every logged
+    /// event must be replayed; otherwise (the server's own log) only the hashes are checked.
+    audit: bool,
 }
 
 impl Replayer {
-    /// Start from the setup of a game seeded with `seed`. With `check_events` (audits), each
+    /// Start from the setup of a game seeded with `seed`. With `audit`, each
     /// action must be legal and each entry's logged events must equal the replayed ones too;
     /// state hashes are always checked.
-    pub fn new(scn: Arc<Scenario>, seed: [u8; 32], check_events: bool) -> Replayer {
+    pub fn new(scn: Arc<Scenario>, seed: [u8; 32], audit: bool) -> Replayer {
         Replayer {
             game: Game::new(scn, seed),
             seq: 0,
-            check_events,
+            audit,
         }
     }
 
@@ -79,10 +81,10 @@ impl Replayer {
         scn: Arc<Scenario>,
         seed: [u8; 32],
         position: Option<&Value>,
-        check_events: bool,
+        audit: bool,
     ) -> Result<Replayer, ReplayError> {
         let Some(p) = position else {
-            return Ok(Replayer::new(scn, seed, check_events));
+            return Ok(Replayer::new(scn, seed, audit));
         };
         let position: Position = serde_json::from_value(p.clone())
             .map_err(|e| ReplayError::BadPosition(e.to_string()))?;
@@ -91,7 +93,7 @@ impl Replayer {
         Ok(Replayer {
             game,
             seq: 0,
-            check_events,
+            audit,
         })
     }
 
@@ -100,7 +102,7 @@ impl Replayer {
         Replayer {
             game,
             seq,
-            check_events: false,
+            audit: false,
         }
     }
 
@@ -121,7 +123,7 @@ impl Replayer {
         // An audit checks every action against the legal list; the server rebuilding its own
         // log relies on the state hash of every entry instead, which any illegal action would
         // break, and skips listing legal actions it never sends.
-        let applied = if self.check_events {
+        let applied = if self.audit {
             self.game.apply(entry.side, &action)
         } else {
             self.game.apply_trusted(entry.side, &action)
@@ -139,7 +141,7 @@ impl Replayer {
                 replayed,
             });
         }
-        if self.check_events {
+        if self.audit {
             let ours = serde_json::to_value(&events).unwrap_or(Value::Null);
             if ours != Value::Array(entry.events.clone()) {
                 return Err(ReplayError::EventsMismatch { seq });
