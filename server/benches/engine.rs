@@ -4,8 +4,8 @@
 //! and results are in docs/benchmarks.md.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use siege::bot::Bot;
 use siege::replay::Replayer;
+use siege::rules::random::Bot;
 use siege::rules::state::Step;
 use siege::rules::{Action, Game, Scenario, phases};
 use siege_protocol::{LogEntry, Phase, Side};

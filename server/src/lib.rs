@@ -1,14 +1,15 @@
 //! `siege`: the rules engine, game server and tools for *Siege at Peking*.
 //!
 //! The data path is one straight line: socket → game task → rules → store → broadcast.
-//! [`rules`] is the pure core; everything else is the edge around it.
+//! The rules are the pure core in their own crate, `siege-rules` (re-exported here as
+//! [`rules`]); everything in this crate is the edge around it.
 
-pub mod bot;
 pub mod games;
 pub mod load;
 pub mod map_svg;
 pub mod replay;
-pub mod rules;
 pub mod server;
 pub mod sim;
 pub mod store;
+
+pub use siege_rules as rules;

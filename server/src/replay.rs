@@ -200,7 +200,7 @@ pub fn audit(scn: Arc<Scenario>, log: &GameLog) -> Result<Audit, ReplayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot;
+    use crate::rules::random as bot;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -3,13 +3,13 @@
 //! every unit accounted for, always a legal action for the side to act — and counts what
 //! happened, so that a thousand games exercise every rule.
 
-use crate::bot::Bot;
 use crate::rules::board::Board;
 use crate::rules::crt::CrtResult;
 use crate::rules::event::EventKind;
 use crate::rules::hex::Hex;
 use crate::rules::map::Terrain;
 use crate::rules::pending::Pending;
+use crate::rules::random::Bot;
 use crate::rules::stacking;
 use crate::rules::state::Loc;
 use crate::rules::{Game, Scenario};

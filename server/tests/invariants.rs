@@ -3,8 +3,8 @@
 //! is not legal is refused without changing the state.
 
 use proptest::prelude::*;
-use siege::bot::Bot;
 use siege::rules::hex::Hex;
+use siege::rules::random::Bot;
 use siege::rules::units::UnitId;
 use siege::rules::{Action, Game, Scenario};
 use std::sync::{Arc, OnceLock};

@@ -237,7 +237,7 @@ pub fn choose(rng: &mut ChaCha8Rng, state: &Value) -> Option<Value> {
         .collect();
     let phase: Phase =
         serde_json::from_value(state["view"]["phase"].clone()).expect("the view has a phase");
-    let chosen = siege::bot::choose(rng, phase, &legal)?;
+    let chosen = siege::rules::random::choose(rng, phase, &legal)?;
     let index = legal.iter().position(|a| std::ptr::eq(a, chosen))?;
     Some(raw[index].clone())
 }

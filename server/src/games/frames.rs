@@ -259,7 +259,9 @@ mod tests {
             let side = game.to_act().unwrap();
             let legal = game.legal_actions(side);
             let phase = game.state().phase;
-            let action = crate::bot::choose(&mut rng, phase, &legal).unwrap().clone();
+            let action = crate::rules::random::choose(&mut rng, phase, &legal)
+                .unwrap()
+                .clone();
             game.apply(side, &action).unwrap();
             prev = Some(snap);
         }

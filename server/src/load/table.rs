@@ -360,7 +360,7 @@ impl Player {
             self.out.errors.add("unknown_action");
             return legal.first().copied();
         }
-        let chosen = crate::bot::choose(&mut self.rng, phase, &parsed)?;
+        let chosen = crate::rules::random::choose(&mut self.rng, phase, &parsed)?;
         let index = parsed.iter().position(|a| std::ptr::eq(a, chosen))?;
         legal.get(index).copied()
     }
