@@ -37,8 +37,11 @@ pub const INVALID_POSITION: &str = "invalid_position";
 pub const SHUTTING_DOWN: &str = "shutting_down";
 /// Something went wrong inside the server; the message says no more than the client needs.
 pub const INTERNAL: &str = "internal";
-/// A stored log does not replay to its stored state hashes: the game is held, not "fixed".
+/// A stored log does not replay to its stored state hashes, or the engine failed to settle an
+/// action of the game (`runaway`): the game is held for the operator, not "fixed".
 pub const CORRUPT_LOG: &str = "corrupt_log";
+/// An action before both seats are taken: a game begins when both players are seated (R7).
+pub const WAITING_FOR_OPPONENT: &str = "waiting_for_opponent";
 
 // --- Refusals by the rules engine ------------------------------------------------------------
 

@@ -36,7 +36,8 @@ pub use mechanics::{
 };
 pub use position::pending;
 pub use position::{
-    action, combat_report, command, ctx, declaration, event, hex_index, los, stacking, state, zoc,
+    action, combat_report, command, ctx, declaration, event, hex_index, los, stacking, state,
+    walls, zoc,
 };
 pub use sequence::{after_action, interruptions, play, steps};
 pub use vocabulary::{crt, dice, error, hex, map, scenario, terrain, units};

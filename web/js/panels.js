@@ -134,8 +134,9 @@ export function renderOdds(el, view, unitName) {
   el.hidden = false;
   const r = rep ?? last;
   const table = oddsTable(r, unitName, d?.attackers ?? null);
+  const ready = r.automatic ? `Forced attack: ${r.automatic}.` : 'Legal attack: ready to roll.';
   const legal = r.legal
-    ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
+    ? h('div', { class: 'legal ok', text: rep ? ready : 'Resolved.' })
     : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
   if (rep) {
     el.append(h('h3', { text: `Attack on ${(r.defenders ?? []).join(', ')}` }), table, legal);
@@ -168,7 +169,7 @@ export function oddsTable(r, unitName, attackers = null) {
   row('Defenders', (r.defenders ?? []).join(', '));
   row('Defence', h('b', { text: String(r.defence) }), ` = ${r.defence_base} × ${r.multiplier}`);
   row('Terrain', `${r.terrain}`, r.terrain_reason ? h('div', { class: 'why', text: r.terrain_reason }) : '');
-  row('Odds', h('b', { text: r.odds }));
+  row('Odds', h('b', { text: r.odds }), r.automatic ? ` — ${r.automatic}` : '');
   if (r.shift || (r.artillery ?? []).length) {
     row('Artillery', `${names(r.artillery) || 'none'}: shift ${r.shift >= 0 ? '+' : ''}${r.shift}`);
   }

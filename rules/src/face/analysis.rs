@@ -201,29 +201,30 @@ fn odds(
     } else {
         None
     };
-    let d = Declaration {
+    let mut d = Declaration {
         side,
         defenders: hexes.clone(),
         attackers: attackers.clone(),
-        artillery: artillery.clone(),
+        artillery: Vec::new(),
         leader_use,
         charge_from,
         defender_leaders_chosen: true,
     };
-    let report = crate::mechanics::report::compute(scn, st, &d);
+    // Guns that may not support the attack say why and lend no bonus (9, R7).
     let mut problems: Vec<String> = Vec::new();
+    for &g in &artillery {
+        match combat::artillery_refusal(scn, st, board, &d, g) {
+            None => d.artillery.push(g),
+            Some(why) => problems.push(why),
+        }
+    }
+    let report = crate::mechanics::report::compute(scn, st, &d);
     for &a in &attackers {
         let c = scn.counters.get(a);
         if c.side != side {
             problems.push(format!("{} is not on the attacking side", c.name));
         } else if !o.bayonet && combat::mode(scn, st, board, side, a, &hexes).is_none() {
             problems.push(format!("{} can neither attack adjacent nor fire at range with a clear line of sight on every defending hex (8.1.1, 8.1.2, 8.5)", c.name));
-        }
-    }
-    for &g in &artillery {
-        let c = scn.counters.get(g);
-        if side != Side::Allied || o.bayonet {
-            problems.push(format!("{} may not support this attack (8.1.3, 9)", c.name));
         }
     }
     if let Some(why) = &report.why_not {
@@ -474,7 +475,7 @@ mod tests {
     fn odds_shift_right_for_artillery_9() {
         let pos = r#"{"turn":3,"phase":"allied_combat","units":[
             {"ref":"a","side":"chinese","type":"boxer","hex":"1510"},
-            {"ref":"b","side":"allied","type":"combat","nationality":"british","hex":"1511"},
+            {"ref":"b","side":"allied","type":"combat","nationality":"british","hex":"1509"},
             {"ref":"g","side":"allied","type":"artillery","name":"Betsy","hex":"1512"},
             {"ref":"m","side":"allied","type":"combat","nationality":"british","hex":"1512"}]}"#;
         let a = ask(
@@ -483,6 +484,25 @@ mod tests {
         );
         assert_eq!(a[0]["shift"], 2);
         assert_ne!(a[0]["odds"], a[0]["column"]);
+    }
+
+    #[test]
+    fn artillery_in_an_enemy_zoc_gives_no_bonus_and_says_why_8_2_9_r7() {
+        // Betsy and her crew beside the Boxers: their ZOC forbids ranged fire, and the gun's
+        // bonus is ranged fire.
+        let pos = r#"{"turn":3,"phase":"allied_combat","units":[
+            {"ref":"a","side":"chinese","type":"boxer","hex":"1510"},
+            {"ref":"b","side":"allied","type":"combat","nationality":"british","hex":"1509"},
+            {"ref":"g","side":"allied","type":"artillery","name":"Betsy","hex":"1511"},
+            {"ref":"m","side":"allied","type":"combat","nationality":"british","hex":"1511"}]}"#;
+        let a = ask(
+            pos,
+            r#"[{"odds":{"attackers":["b"],"defenders":["a"],"artillery":["g"]}}]"#,
+        );
+        assert_eq!(a[0]["shift"], 0, "{}", a[0]);
+        assert_eq!(a[0]["legal"], false);
+        let why = a[0]["why_not"].as_str().unwrap_or("");
+        assert!(why.contains("enemy ZOC") && why.contains("R7"), "{why}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Test helpers: a scenario and an empty position to build situations in, and finders for the
-//! terrain a test needs, so rule tests read as the rulebook's own examples.
+//! Test helpers: a scenario and an empty position to build situations in, finders for the
+//! terrain a test needs, and rigged dice, so rule tests read as the rulebook's own examples.
 
 use crate::face::game::Game;
 use crate::position::ctx::Ctx;
@@ -8,6 +8,7 @@ use crate::position::event::Event;
 use crate::position::hex_index::HexIndex;
 use crate::position::state::ground;
 use crate::position::state::{Loc, State};
+use crate::vocabulary::dice::Dice;
 use crate::vocabulary::hex::{Direction, Hex};
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::Ground;
@@ -20,6 +21,23 @@ pub fn scenario() -> Arc<Scenario> {
     static SCN: OnceLock<Arc<Scenario>> = OnceLock::new();
     SCN.get_or_init(|| Arc::new(Scenario::load_default().expect("the shipped scenario loads")))
         .clone()
+}
+
+/// A dice seed whose first rolls are `want`, found by trying seeds in order: tests that need a
+/// result rig the game's own ChaCha dice this way, so the engine rolls as it always does.
+/// Each roll asked for multiplies the search by six; a test asks for a few at most.
+pub fn seed_rolling(want: &[u8]) -> [u8; 32] {
+    (0u32..)
+        .map(|n| {
+            let mut seed = [0u8; 32];
+            seed[..4].copy_from_slice(&n.to_le_bytes());
+            seed
+        })
+        .find(|seed| {
+            let mut dice = Dice::from_seed(*seed);
+            want.iter().all(|w| dice.roll() == *w)
+        })
+        .expect("some seed rolls any short sequence")
 }
 
 /// A hex from its number.
@@ -167,6 +185,11 @@ impl Kit {
                     .map(|b| (a, b))
             })
             .expect("two such hexes side by side")
+    }
+
+    /// Rig the dice: the next rolls of the game are `want`, in order.
+    pub fn rig(&mut self, want: &[u8]) {
+        self.st.dice = Dice::from_seed(seed_rolling(want));
     }
 
     /// A game from the kit's position (for tests through the public API).

@@ -1,7 +1,9 @@
-//! Advance after combat (8.4; RULINGS R6): when a stack is forced to retreat, the winner may
-//! immediately advance one unit that took part in the combat into the hex the retreating stack
-//! left, even from one enemy ZOC straight into another. The Allies may advance only if a leader
-//! took part; nobody advances after a bayonet charge.
+//! Advance after combat (8.4; RULINGS R6, R7): when a result empties the losing hex — by
+//! retreat or by elimination (DR, DL1, DE, the defender's side of EX) — the attacker may at once
+//! advance one unit that took part into it; when it empties the attackers' adjacent hexes (AR,
+//! AL1, AE, the attacker's side of EX), the defender may advance into one of them. The move may
+//! go from one enemy ZOC straight into another. The Allies may advance only if a leader took
+//! part, a leader adding ranged fire or his die modifier included; chargers never advance.
 
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
@@ -14,7 +16,9 @@ use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
 use siege_protocol::Side;
 
-/// Offer the winner an advance (8.4). `units` took part; `hexes` are the losers' hexes.
+/// Offer `side` an advance (8.4, R7). `units` are all of that side's units in the combat —
+/// adjacent, firing at range, leaders lending strength or modifier — and `hexes` the other
+/// side's hexes; only a unit next to one of them once it is empty can move.
 pub fn push(ctx: &mut Ctx<'_>, side: Side, units: Vec<UnitId>, hexes: Vec<Hex>) {
     let leader_took_part = units
         .iter()

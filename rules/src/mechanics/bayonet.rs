@@ -1,10 +1,10 @@
-//! The bayonet charge (8.1.3; RULINGS R6): before Allied combat, units that did not move in the
-//! Allied movement phase may charge, led by a leader stacked with them from the start of that
-//! phase; at most 15 strength points (leaders included) charge each turn. They move up to half
-//! their allowance, subject to terrain and zones of control, onto the enemy hex, attack only the
-//! units there with their strength quadrupled (leaders too), with no leader die modifier, no
-//! artillery and no advance after combat. If the defender stays, the surviving chargers go back
-//! to the hex they charged from.
+//! The bayonet charge (8.1.3; RULINGS R6, R7): before Allied combat, units that did not move in
+//! the Allied movement phase may charge, led by a leader stacked with them from the start of that
+//! phase; at most 15 strength points (current strength, leaders included) charge each turn. They
+//! move up to half their allowance, subject to terrain and zones of control, onto the enemy hex,
+//! attack only the units there with their strength quadrupled (leaders too), with no leader die
+//! modifier, no artillery and no advance after combat. If the defender stays, the surviving
+//! chargers go back to the hex they charged from.
 
 use crate::mechanics::movement;
 use crate::position::action::Action;
@@ -328,6 +328,24 @@ mod tests {
     }
 
     #[test]
+    fn the_15_points_count_current_strength_leaders_included_8_1_3_r7() {
+        // British 1 reduced (2) and Myers (1) make 3 points: with 12 already charged, 15.
+        let (mut kit, _, _, gb, _) = charge_kit();
+        kit.st.unit_mut(gb).reduced = true;
+        kit.st.charge_points = 12;
+        let Step::Bayonet { group: Some(g) } = kit.st.step.clone() else {
+            panic!()
+        };
+        assert_eq!(
+            charges(&kit.scn, &kit.st, &g).len(),
+            1,
+            "2 + 1 more make 15"
+        );
+        kit.st.charge_points = 13;
+        assert!(charges(&kit.scn, &kit.st, &g).is_empty(), "16 is too many");
+    }
+
+    #[test]
     fn a_charge_is_quadrupled_without_leader_modifier_or_advance_8_1_3() {
         let (mut kit, _, target, gb, myers) = charge_kit();
         let events = kit.run(|ctx| apply(ctx, &Action::Charge { hex: target, mp: 2 }));
@@ -341,12 +359,13 @@ mod tests {
         assert!(report.bayonet);
         assert_eq!(report.attack, (4 + 1) * 4);
         assert_eq!(report.modifier, 0);
-        assert!(
-            kit.st
-                .pending
-                .iter()
-                .all(|p| !matches!(p, Pending::Advance { .. }))
-        );
+        assert!(kit.st.pending.iter().all(|p| !matches!(
+            p,
+            Pending::Advance {
+                side: Side::Allied,
+                ..
+            }
+        )));
         assert!(kit.st.unit(gb).marks.attacked && kit.st.unit(myers).marks.attacked);
         assert_eq!(kit.st.charge_points, 5);
     }

@@ -136,20 +136,75 @@ fn can_add(scn: &Scenario, st: &State, board: &HexIndex, d: &Declaration, u: Uni
     true
 }
 
-/// Whether artillery piece `a` may add its bonus to `d` (9): manned, within 4 hexes of and in
-/// line of sight of every defending hex, not yet used this phase, never in a bayonet charge.
-fn artillery_ok(scn: &Scenario, st: &State, board: &HexIndex, d: &Declaration, a: UnitId) -> bool {
+/// Whether artillery piece `a` may add its bonus to `d` (9).
+pub fn artillery_ok(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    d: &Declaration,
+    a: UnitId,
+) -> bool {
+    artillery_refusal(scn, st, board, d, a).is_none()
+}
+
+/// Why artillery piece `a` may not add its bonus to `d`, if it may not: it must be Allied
+/// artillery in an Allied attack that is not a bayonet charge (8.1.3), not yet used this phase,
+/// manned (9), out of enemy ZOC — its bonus is ranged fire, which no unit in an enemy ZOC may use
+/// (8.1.1, 8.2, R7) — and within 4 hexes of and in line of sight of every defending hex (9).
+pub fn artillery_refusal(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    d: &Declaration,
+    a: UnitId,
+) -> Option<String> {
     let c = scn.counters.get(a);
-    if c.kind != UnitKind::Artillery || d.side != Side::Allied || d.charge_from.is_some() {
-        return false;
+    if c.kind != UnitKind::Artillery || d.side != Side::Allied {
+        return Some(format!(
+            "{} is not Allied artillery in an Allied attack (9)",
+            c.name
+        ));
+    }
+    if d.charge_from.is_some() {
+        return Some(format!(
+            "{}: artillery never joins a bayonet charge (8.1.3)",
+            c.name
+        ));
     }
     let us = st.unit(a);
-    let Some(at) = us.hex() else { return false };
-    !us.marks.attacked
-        && board.at(at).manned
-        && d.defenders.iter().all(|t| {
-            at.distance(*t) <= ARTILLERY_RANGE && los::line_of_sight(scn, st, board, at, *t).clear
-        })
+    let Some(at) = us.hex() else {
+        return Some(format!("{} is not on the map", c.name));
+    };
+    if us.marks.attacked {
+        return Some(format!("{} has already fired this phase (8.1.2)", c.name));
+    }
+    if !board.at(at).manned {
+        return Some(format!(
+            "{} at {at} is unmanned: no Allied combat unit is with it (9)",
+            c.name
+        ));
+    }
+    if board.in_zoc_of(Side::Chinese, at) {
+        return Some(format!(
+            "{} at {at} is in an enemy ZOC: artillery is ranged fire and gives no bonus from there (8.1.1, 8.2, R7)",
+            c.name
+        ));
+    }
+    for t in &d.defenders {
+        if at.distance(*t) > ARTILLERY_RANGE {
+            return Some(format!(
+                "{} at {at} is more than {ARTILLERY_RANGE} hexes from {t} (9)",
+                c.name
+            ));
+        }
+        if !los::line_of_sight(scn, st, board, at, *t).clear {
+            return Some(format!(
+                "{} at {at} has no line of sight to {t} (8.5, 9)",
+                c.name
+            ));
+        }
+    }
+    None
 }
 
 /// The hexes holding a unit of `side` that could still attack (a combat unit that has not
@@ -468,6 +523,9 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
                 r.defence,
                 r.column
             );
+            if let Some(auto) = &r.automatic {
+                s.push_str(&format!(": {auto}"));
+            }
             match r.why_not {
                 Some(why) => s.push_str(&format!(". {why}.")),
                 None => s.push_str(". Add units, artillery or leaders, or resolve."),
@@ -654,6 +712,43 @@ mod tests {
     }
 
     #[test]
+    fn a_forced_attack_below_1_to_3_is_shown_as_an_automatic_ae_8_1_2() {
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        kit.paint(hex("1014"), Terrain::Building);
+        kit.put("vol1", hex("1014"));
+        kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        kit.st.unit_mut(bx).reduced = true;
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
+        let r = crate::mechanics::report::compute(&kit.scn, &kit.st, &d);
+        assert!(r.legal);
+        assert_eq!(r.automatic.as_deref(), Some("automatic AE (8.1.2)"));
+        // The prompt and the log say so too, and the roll gives AE whatever the die.
+        assert!(prompt(&kit.scn, &kit.st).contains("automatic AE (8.1.2)"));
+        let mut game = kit.game();
+        let events = game.apply(Side::Chinese, &Action::Resolve).unwrap();
+        let combat = events
+            .iter()
+            .find(|e| matches!(e.kind, crate::position::event::EventKind::Combat { .. }))
+            .unwrap();
+        assert!(
+            combat.text.contains("automatic AE (8.1.2)"),
+            "{}",
+            combat.text
+        );
+        assert_eq!(game.state().unit(bx).loc, Loc::Eliminated);
+        // At 1-3 or better there is a roll to read.
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
+        assert_eq!(
+            crate::mechanics::report::compute(&kit.scn, &kit.st, &d).automatic,
+            None
+        );
+    }
+
+    #[test]
     fn artillery_shifts_the_column_when_manned_in_range_and_sight_9() {
         let mut kit = Kit::combat(Phase::AlliedCombat);
         let gb = kit.put("gb1", hex("1015"));
@@ -682,6 +777,23 @@ mod tests {
             !artillery_ok(&kit.scn, &kit.st, &board, &d, betsy),
             "5 hexes is out of range"
         );
+    }
+
+    #[test]
+    fn artillery_in_an_enemy_zoc_gives_no_bonus_8_1_1_8_2_r7() {
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1015"));
+        let betsy = kit.put("betsy", hex("1010"));
+        kit.put("gb2", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = kit.declare(Side::Allied, &["1014"], &[gb]);
+        assert!(artillery_ok(&kit.scn, &kit.st, &kit.board(), &d, betsy));
+        assert!(legal_now(&kit).contains(&Action::AddArtillery { unit: betsy }));
+        // Boxers beside the gun put it in their ZOC: no ranged fire from there, so no bonus.
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        let why = artillery_refusal(&kit.scn, &kit.st, &kit.board(), &d, betsy).unwrap();
+        assert!(why.contains("enemy ZOC") && why.contains("R7"), "{why}");
+        assert!(!legal_now(&kit).contains(&Action::AddArtillery { unit: betsy }));
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! Terrain in combat (18; RULINGS R3): a defender in a building is always tripled (18.2); on a
 //! wall, barricade or fortification tripled unless an attacker stands on the same wall or
-//! attackers stand on both sides of it (18.4); on the Tartar Wall quadrupled unless an attacker
+//! attackers stand on both sides of it (18.4) — a ruined wall hex being a ruin, on no wall (17,
+//! R7); on the Tartar Wall quadrupled unless an attacker
 //! is on the Tartar Wall (18.1 as R3 reads it); in a ruin doubled (17). Effects do not add up:
 //! the defender takes the best one present (18.4, last paragraph).
 
 use crate::position::state::State;
 use crate::position::state::ground;
+use crate::position::walls;
 use crate::vocabulary::hex::{Direction, Hex, LineCell, line};
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::Ground;
@@ -44,10 +46,10 @@ fn arrival(attacker: Hex, target: Hex) -> Option<Hex> {
 /// wall's own hexes; each arc is a side. At the end of a wall the two flanks either side of the
 /// end-on hex are the sides; a lone barricade or fortification is flanked only by attacks from
 /// opposite directions.
-fn both_sides(scn: &Scenario, hex: Hex, attackers: &[Hex]) -> bool {
-    let group = scn.map.wall_group(hex);
+fn both_sides(scn: &Scenario, st: &State, hex: Hex, attackers: &[Hex]) -> bool {
     let is_wall = |d: Direction| {
-        group.is_some() && hex.neighbour(d).and_then(|n| scn.map.wall_group(n)) == group
+        hex.neighbour(d)
+            .is_some_and(|n| walls::same_wall(&scn.map, st, hex, n))
     };
     let walls: Vec<usize> = (0..6).filter(|&i| is_wall(Direction::ALL[i])).collect();
     let side_of = |dir: usize| -> Option<usize> {
@@ -94,9 +96,8 @@ pub fn effect(scn: &Scenario, st: &State, hex: Hex, attackers: &[Hex]) -> Terrai
         reason: reason.to_string(),
     };
     let line_mult = u32::from(scn.terrain.line(g).defence);
-    let same_wall = |a: &Hex| {
-        scn.map.wall_group(*a).is_some() && scn.map.wall_group(*a) == scn.map.wall_group(hex)
-    };
+    // A ruined wall hex is a ruin, on no wall (17, R7).
+    let same_wall = |a: &Hex| walls::same_wall(&scn.map, st, *a, hex);
     let mut options: Vec<TerrainEffect> = Vec::new();
     match g {
         Ground::Building => options.push(te(
@@ -134,7 +135,7 @@ pub fn effect(scn: &Scenario, st: &State, hex: Hex, attackers: &[Hex]) -> Terrai
                     1,
                     "not tripled: an attacker is on the same wall (18.4)",
                 ));
-            } else if both_sides(scn, hex, attackers) {
+            } else if both_sides(scn, st, hex, attackers) {
                 options.push(te(
                     "wall",
                     1,
@@ -212,6 +213,22 @@ mod tests {
         let e = effect(&kit.scn, &kit.st, w, &[outside, w2]);
         assert_eq!(e.multiplier, 1);
         assert!(e.reason.contains("same wall"));
+    }
+
+    #[test]
+    fn a_ruined_wall_hex_is_not_on_the_same_wall_17_18_4_r7() {
+        // A Boxer on 0311 attacks British on the wall at 0312: on the standing wall he cancels
+        // the wall's ×3; once 0311 is ruined he stands in a ruin, and the wall triples.
+        let mut kit = Kit::new();
+        let (ruin, wall) = (
+            crate::face::testkit::hex("0311"),
+            crate::face::testkit::hex("0312"),
+        );
+        assert_eq!(effect(&kit.scn, &kit.st, wall, &[ruin]).multiplier, 1);
+        kit.st.ruins.push(ruin);
+        let e = effect(&kit.scn, &kit.st, wall, &[ruin]);
+        assert_eq!(e.multiplier, 3, "{}", e.reason);
+        assert!(e.reason.contains("tripled behind the wall"));
     }
 
     #[test]

@@ -129,8 +129,12 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
     }
 }
 
+/// Bring unit `u` on at `hex`. Entering is moving: the unit may still move this phase (19), but
+/// it has moved in its movement phase and may not help build a fortification (13, R7).
 fn enter(ctx: &mut Ctx<'_>, u: UnitId, hex: Hex) {
-    ctx.st.unit_mut(u).loc = Loc::Map(hex);
+    let us = ctx.st.unit_mut(u);
+    us.loc = Loc::Map(hex);
+    us.marks.moved_full = true;
     let text = format!("{} enter at {hex}", ctx.name(u));
     ctx.emit(EventKind::Entered { unit: u, hex }, text);
 }
@@ -237,6 +241,25 @@ pub fn lift_apply(ctx: &mut Ctx<'_>, action: &Action) {
 mod tests {
     use super::*;
     use crate::face::testkit::{Kit, hex};
+
+    #[test]
+    fn chinese_units_may_enter_on_the_tartar_wall_edge_hexes_22_r7() {
+        let kit = Kit::new();
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, Some(EntryKind::Boxer), &mut out);
+        let wall_ends: Vec<Hex> = perimeter()
+            .into_iter()
+            .filter(|h| kit.scn.map.terrain(*h) == crate::vocabulary::map::Terrain::TartarWall)
+            .collect();
+        assert_eq!(
+            wall_ends.len(),
+            4,
+            "two hexes of the wall at each end of the map"
+        );
+        for hex in wall_ends {
+            assert!(out.contains(&Action::Enter { hex }), "{hex}");
+        }
+    }
 
     #[test]
     fn entry_is_on_map_edge_hexes_only_22() {

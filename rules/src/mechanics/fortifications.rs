@@ -1,6 +1,6 @@
-//! Fortifications (13; RULINGS R3): before his combat phase a player may place a fortification
-//! under at least 5 (Allied) or 10 (Chinese) strength points that did not move in his movement
-//! phase, in a clear or ruined hex, even in an enemy ZOC. Twelve counters a side; a fortification
+//! Fortifications (13; RULINGS R3, R7): before his combat phase a player may place a
+//! fortification under at least 5 (Allied) or 10 (Chinese) strength points that did not move in
+//! his movement phase — units that entered the map this turn have moved — in a clear or ruined hex, even in an enemy ZOC. Twelve counters a side; a fortification
 //! protects whoever occupies it (×3, as a wall), blocks line of sight, and is removed only by the
 //! Big Gun, whose counter the builder may use again.
 
@@ -139,6 +139,28 @@ mod tests {
             can_build(&kit.scn, &kit.st, Side::Chinese, b),
             "ruins take fortifications (17)"
         );
+    }
+
+    #[test]
+    fn units_that_entered_this_turn_may_not_fortify_13_r7() {
+        let mut kit = Kit::open();
+        kit.st.turn = 3;
+        kit.st.phase = siege_protocol::Phase::ChineseMovement;
+        let edge = crate::face::testkit::hex("0120");
+        kit.st.step = crate::position::state::Step::Entry {
+            selected: Some(crate::position::state::EntryKind::Boxer),
+        };
+        kit.run(|ctx| crate::mechanics::entry::apply(ctx, &Action::Enter { hex: edge }));
+        assert_eq!(kit.board().at(edge).points, 10, "a full Boxer unit entered");
+        assert!(
+            !can_build(&kit.scn, &kit.st, Side::Chinese, edge),
+            "entering the map is moving (13, R7)"
+        );
+        // The same unit a turn later, not having moved, may.
+        for u in &mut kit.st.units {
+            u.marks.moved_full = false;
+        }
+        assert!(can_build(&kit.scn, &kit.st, Side::Chinese, edge));
     }
 
     #[test]

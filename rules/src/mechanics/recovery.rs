@@ -1,7 +1,9 @@
-//! Step recovery in the hospital (8.6): from turn 2, at the start of each turn up to three
-//! reduced two-step Allied units in a hospital hex roll a die; 1–3 restores the unit to full
-//! strength, with 1 added to the roll for each doctor eliminated. At least one doctor must be in
-//! the hospital. A unit that fails may not attack that turn.
+//! Step recovery in the hospital (8.6; RULINGS R7): from turn 2, at the start of each turn, the
+//! Allied player chooses which reduced two-step Allied units in hospital hexes attempt recovery —
+//! up to three, or none. Each chosen unit rolls a die at once; 1–3 restores it to full strength,
+//! with 1 added to the roll for each doctor that was on the map and was eliminated (a doctor a
+//! custom position left out never counts). At least one doctor must be in the hospital. A unit
+//! that fails may not attack that turn.
 
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
@@ -36,36 +38,29 @@ pub fn doctor_present(scn: &Scenario, st: &State) -> bool {
         .any(|c| st.unit(c.id).hex().is_some_and(|h| scn.map.is_hospital(h)))
 }
 
-/// Doctors eliminated so far: each adds 1 to recovery rolls (8.6).
+/// Doctors eliminated during the game: each adds 1 to recovery rolls (8.6). A doctor absent
+/// from a custom position was never on the map and is not one of them (R7).
 fn doctors_lost(scn: &Scenario, st: &State) -> u8 {
     let n = scn
         .counters
         .counters
         .iter()
-        .filter(|c| c.kind == UnitKind::Doctor && st.unit(c.id).loc == Loc::Eliminated)
+        .filter(|c| {
+            c.kind == UnitKind::Doctor
+                && st.unit(c.id).loc == Loc::Eliminated
+                && !st.absent.contains(&c.id)
+        })
         .count();
     u8::try_from(n).unwrap_or(u8::MAX)
 }
 
-/// Whether this turn's recovery is over.
+/// Whether this turn's recovery is over: before turn 2, three attempts made, no doctor in the
+/// hospital or nobody left to try.
 pub fn finished(scn: &Scenario, st: &State, rolled: u8) -> bool {
     st.turn < 2 || rolled >= PER_TURN || !doctor_present(scn, st) || candidates(scn, st).is_empty()
 }
 
-/// At the start of the turn: roll for every candidate when there are no more than three.
-pub fn begin(ctx: &mut Ctx<'_>) {
-    if finished(ctx.scn, ctx.st, 0) {
-        return;
-    }
-    let all = candidates(ctx.scn, ctx.st);
-    if all.len() <= usize::from(PER_TURN) {
-        for u in all {
-            roll(ctx, u);
-        }
-    }
-}
-
-/// The Allied choice of which unit rolls next, when more than three could.
+/// The Allied choice (8.6, R7): any candidate attempts next, or none more this turn (`pass`).
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let Step::Recovery { rolled } = st.step else {
         return;
@@ -76,6 +71,7 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     for unit in candidates(scn, st) {
         out.push(Action::AttemptRecovery { unit });
     }
+    out.push(Action::Pass);
 }
 
 /// Roll for the chosen unit.
@@ -117,24 +113,77 @@ fn roll(ctx: &mut Ctx<'_>, u: UnitId) {
 mod tests {
     use super::*;
     use crate::face::testkit::Kit;
+    use crate::sequence::steps::StepId as StepIdOf;
 
-    #[test]
-    fn reduced_units_in_the_hospital_roll_1_to_3_to_recover_8_6() {
+    /// Turn 3's recovery step with the reduced British 1 and Dr Poole in the hospital.
+    fn hospital() -> (Kit, UnitId) {
         let mut kit = Kit::new();
-        kit.st.turn = 2;
+        kit.st.turn = 3;
+        kit.st.phase = siege_protocol::Phase::BigGun;
         kit.st.step = Step::Recovery { rolled: 0 };
         let h = kit.scn.map.hospital()[0];
         let gb = kit.put("gb1", h);
         kit.st.unit_mut(gb).reduced = true;
         kit.put("poole", h);
+        (kit, gb)
+    }
+
+    #[test]
+    fn reduced_units_in_the_hospital_roll_1_to_3_to_recover_8_6() {
+        let (mut kit, gb) = hospital();
         assert_eq!(candidates(&kit.scn, &kit.st), vec![gb]);
-        let events = kit.run(begin);
+        let events = kit.run(|ctx| apply(ctx, &Action::AttemptRecovery { unit: gb }));
         let EventKind::Recovery { die, recovered, .. } = events[0].kind else {
             panic!()
         };
         assert_eq!(recovered, die <= 3);
         assert_eq!(kit.st.unit(gb).reduced, !recovered);
         assert_eq!(kit.st.unit(gb).marks.recovery_failed, !recovered);
+    }
+
+    #[test]
+    fn recovery_is_the_allied_players_choice_of_up_to_three_or_none_8_6_r7() {
+        let (kit, gb) = hospital();
+        let mut game = kit.game();
+        // Nothing is rolled before the Allies choose, and they may choose none.
+        assert_eq!(game.to_act(), Some(siege_protocol::Side::Allied));
+        let legal = game.legal_actions(siege_protocol::Side::Allied);
+        assert_eq!(
+            legal,
+            vec![Action::AttemptRecovery { unit: gb }, Action::Pass]
+        );
+        let events = game
+            .apply(siege_protocol::Side::Allied, &Action::Pass)
+            .unwrap();
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Recovery { .. }))
+        );
+        assert!(game.state().unit(gb).reduced, "no roll, no recovery");
+        assert_eq!(game.state().step, Step::BigGunPlace);
+        // Four candidates: the Allies pick three, one at a time, and the step ends itself.
+        // (Each in a hospital hex of its own: recovered units may over-stack a hex, 8.6, 7.)
+        let (mut kit, _) = hospital();
+        let beds = kit.scn.map.hospital().to_vec();
+        for (i, code) in ["gb2", "ru1", "ru2"].into_iter().enumerate() {
+            let u = kit.put(code, beds[(i + 1) % beds.len()]);
+            kit.st.unit_mut(u).reduced = true;
+        }
+        let mut game = kit.game();
+        for _ in 0..3 {
+            let choice = game
+                .legal_actions(siege_protocol::Side::Allied)
+                .into_iter()
+                .find(|a| matches!(a, Action::AttemptRecovery { .. }))
+                .expect("a unit may still try");
+            game.apply(siege_protocol::Side::Allied, &choice).unwrap();
+        }
+        assert_ne!(
+            StepIdOf::of(game.state()),
+            Some(StepIdOf::Recovery),
+            "three attempts a turn at most"
+        );
     }
 
     #[test]
@@ -145,7 +194,10 @@ mod tests {
         let gb = kit.put("gb1", h);
         kit.st.unit_mut(gb).reduced = true;
         assert!(finished(&kit.scn, &kit.st, 0));
-        assert!(kit.run(begin).is_empty());
+        let mut out = Vec::new();
+        kit.st.step = Step::Recovery { rolled: 0 };
+        legal(&kit.scn, &kit.st, &mut out);
+        assert!(out.is_empty());
     }
 
     #[test]
@@ -155,5 +207,21 @@ mod tests {
         let velde = kit.id("velde");
         kit.st.unit_mut(velde).loc = Loc::Eliminated;
         assert_eq!(doctors_lost(&kit.scn, &kit.st), 1);
+    }
+
+    #[test]
+    fn a_doctor_left_out_of_a_custom_position_is_not_lost_8_6_r7() {
+        let mut kit = Kit::new();
+        let velde = kit.id("velde");
+        kit.st.unit_mut(velde).loc = Loc::Eliminated;
+        kit.st.absent.push(velde);
+        assert_eq!(doctors_lost(&kit.scn, &kit.st), 0);
+        // And the roll is read unmodified: a 3 recovers.
+        let (mut kit, gb) = hospital();
+        kit.st.unit_mut(velde).loc = Loc::Eliminated;
+        kit.st.absent.push(velde);
+        kit.rig(&[3]);
+        kit.run(|ctx| apply(ctx, &Action::AttemptRecovery { unit: gb }));
+        assert!(!kit.st.unit(gb).reduced);
     }
 }

@@ -1,7 +1,7 @@
 //! Chinese replacements (19): from turn 2 the Chinese player receives 3 Boxer and 3 Imperial
 //! units a turn from the pool of eliminated units; they enter at any map-edge hex and move
-//! normally that turn. When the pool holds too few Boxers, reduced Boxer units may be restored
-//! to full strength in place instead.
+//! normally that turn. When the pool holds too few Boxers or too few Imperials, reduced Boxer
+//! units may be restored to full strength in place instead, one for each missing unit (R7).
 
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
@@ -25,7 +25,8 @@ fn pool(scn: &Scenario, st: &State, kind: UnitKind) -> Vec<UnitId> {
 }
 
 /// At the start of a turn from turn 2: replacements leave the pool for the off-map area, to
-/// enter at the map edge; any Boxer shortfall becomes restores in place (19).
+/// enter at the map edge; any shortfall, Boxer or Imperial, becomes restores of reduced Boxers
+/// in place (19, R7).
 pub fn arrive(ctx: &mut Ctx<'_>) {
     ctx.st.restores_left = 0;
     if ctx.st.turn < 2 {
@@ -46,7 +47,7 @@ pub fn arrive(ctx: &mut Ctx<'_>) {
     }
     let b = u8::try_from(boxers.len()).unwrap_or(PER_TURN);
     let i = u8::try_from(imperials.len()).unwrap_or(PER_TURN);
-    ctx.st.restores_left = PER_TURN - b;
+    ctx.st.restores_left = (PER_TURN - b) + (PER_TURN - i);
     if b + i > 0 {
         ctx.emit(
             EventKind::Replacements { boxers: b, imperials: i },
@@ -113,7 +114,37 @@ mod tests {
             .filter(|c| kit.st.unit(kit.id(c)).loc == Loc::OffMap)
             .collect();
         assert_eq!(back, ["bx01", "bx02", "bx03", "im01"]);
+        assert_eq!(kit.st.restores_left, 2, "two Imperials short (R7)");
+    }
+
+    #[test]
+    fn an_imperial_shortfall_may_be_taken_as_restored_boxers_19_r7() {
+        let mut kit = Kit::new();
+        // Three Boxers in the pool, no Imperials: three Imperials short.
+        for code in ["bx01", "bx02", "bx03"] {
+            let u = kit.id(code);
+            kit.st.unit_mut(u).loc = Loc::Eliminated;
+        }
+        let h = kit.some_clear_hex();
+        let reduced: Vec<UnitId> = ["bx10", "bx11", "bx12", "bx13"]
+            .into_iter()
+            .map(|code| {
+                let u = kit.put(code, h);
+                kit.st.unit_mut(u).reduced = true;
+                u
+            })
+            .collect();
+        kit.st.turn = 4;
+        kit.run(arrive);
+        assert_eq!(kit.st.restores_left, 3);
+        for &u in &reduced[..3] {
+            kit.run(|ctx| apply(ctx, &Action::Restore { unit: u }));
+        }
         assert_eq!(kit.st.restores_left, 0);
+        let mut out = Vec::new();
+        legal(&kit.scn, &kit.st, &mut out);
+        assert_eq!(out, vec![Action::Pass], "one restore per missing unit");
+        assert!(kit.st.unit(reduced[3]).reduced);
     }
 
     #[test]
@@ -124,7 +155,10 @@ mod tests {
         kit.st.unit_mut(bx).reduced = true;
         kit.st.turn = 3;
         kit.run(arrive);
-        assert_eq!(kit.st.restores_left, 3);
+        assert_eq!(
+            kit.st.restores_left, 6,
+            "three Boxers and three Imperials short (R7)"
+        );
         let mut out = Vec::new();
         legal(&kit.scn, &kit.st, &mut out);
         assert!(out.contains(&Action::Restore { unit: bx }));

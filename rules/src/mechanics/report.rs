@@ -17,6 +17,9 @@ use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::UnitKind;
 use siege_protocol::Side;
 
+/// What a forced attack below 1-3 is, shown with its odds (8.1.2).
+pub const AUTOMATIC_AE: &str = "automatic AE (8.1.2)";
+
 /// Every number of the declared combat, before the roll (8.2, 9, 11.1, 18).
 pub fn compute(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
     let board = HexIndex::new(scn, st);
@@ -154,6 +157,7 @@ pub fn compute(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
         modifier,
         legal: why_not.is_none(),
         why_not,
+        automatic: (raw == Odds::BelowOneToThree).then(|| AUTOMATIC_AE.to_string()),
         die: None,
         modified: None,
         result: None,
@@ -191,8 +195,8 @@ pub fn describe(scn: &Scenario, r: &CombatReport, d: &Declaration) -> String {
             k => s.push_str(&format!(", rolled {die} {k:+} (leader, 11.1) = {m}: {res}")),
         }
     }
-    if r.odds == "below 1-3" {
-        s.push_str(" (automatic AE below 1-3, 8.1.2)");
+    if let Some(auto) = &r.automatic {
+        s.push_str(&format!(" — below 1-3: {auto}"));
     }
     s
 }

@@ -1,8 +1,9 @@
 //! Combat resolution (8.2; RULINGS R4, R6): the die is rolled once for each attack, the modified
 //! roll read on the odds column, and the result applied at once — step losses with the owner's
-//! choice of unit, EX by nominal strength, retreats of the losing stacks, then the winner's
-//! advance. Ranged fire alone takes no adverse result; leaders are eliminated only alone and are
-//! otherwise moved to the nearest friendly unit.
+//! choice of unit, EX by nominal strength, retreats of the losing stacks, then the advance into
+//! a hex the result emptied, by retreat or by elimination, for either side (8.4, R7). Ranged
+//! fire alone takes no adverse result; leaders are eliminated only alone and are otherwise moved
+//! to the nearest friendly unit.
 
 use crate::mechanics::combat::defending_units;
 use crate::mechanics::report;
@@ -49,7 +50,8 @@ pub fn resolve(ctx: &mut Ctx<'_>) {
     apply_result(ctx, &d, &rep, result, defenders);
 }
 
-/// Apply a CRT result (8.2; R6): losses with the owner's choice, retreats, then the advance.
+/// Apply a CRT result (8.2; R6): losses with the owner's choice, retreats, then the advances
+/// into every hex the result may have emptied (8.4, R7).
 fn apply_result(
     ctx: &mut Ctx<'_>,
     d: &Declaration,
@@ -66,6 +68,16 @@ fn apply_result(
         .filter(|u| ctx.scn.counters.get(*u).kind != UnitKind::Leader)
         .collect();
     let charge = d.charge_from.is_some();
+    // Where the adjacent attackers stand before the result moves or removes them.
+    let mut attack_hexes: Vec<Hex> = match d.charge_from {
+        Some(h) => vec![h],
+        None => adjacent
+            .iter()
+            .filter_map(|u| ctx.st.unit(*u).hex())
+            .collect(),
+    };
+    attack_hexes.sort();
+    attack_hexes.dedup();
     let cause = format!(
         "{result} at {}",
         d.defenders
@@ -109,20 +121,21 @@ fn apply_result(
             units: d.attackers.clone(),
             hex: d.defenders[0],
         });
-    } else {
-        match result {
-            CrtResult::DR | CrtResult::DL1 => {
-                advance::push(ctx, attacker, adjacent.clone(), d.defenders.clone())
-            }
-            CrtResult::AR | CrtResult::AL1 => {
-                let hexes: Vec<Hex> = adjacent
-                    .iter()
-                    .filter_map(|u| ctx.st.unit(*u).hex())
-                    .collect();
-                advance::push(ctx, defender, defenders, hexes);
-            }
-            _ => {}
-        }
+    } else if matches!(
+        result,
+        CrtResult::DR | CrtResult::DL1 | CrtResult::DE | CrtResult::EX
+    ) {
+        // The losing hexes are emptied by retreat or by elimination: every attacker took part,
+        // those firing at range included (8.4, R7).
+        advance::push(ctx, attacker, d.attackers.clone(), d.defenders.clone());
+    }
+    if matches!(
+        result,
+        CrtResult::AR | CrtResult::AL1 | CrtResult::AE | CrtResult::EX
+    ) {
+        // The attackers' adjacent hexes may be emptied the same ways: the defender may advance
+        // into them (8.4, R7).
+        advance::push(ctx, defender, defenders, attack_hexes);
     }
     if adjacent.is_empty() && matches!(result, CrtResult::AR | CrtResult::AL1 | CrtResult::AE) {
         ctx.emit(
@@ -272,5 +285,74 @@ mod tests {
         kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DL1, vec![b1]));
         let kinds: Vec<&str> = kit.st.pending.iter().map(Pending::name).collect();
         assert_eq!(kinds, ["step_loss", "retreat", "advance"]);
+    }
+
+    /// The advances offered now to `side`, as (unit, hex) pairs.
+    fn advances(kit: &Kit) -> Vec<(UnitId, Hex)> {
+        let mut out = Vec::new();
+        for p in &kit.st.pending {
+            if let Pending::Advance { units, hexes, .. } = p {
+                let mut legal = Vec::new();
+                advance::legal(&kit.scn, &kit.st, units, hexes, &mut legal);
+                out.extend(legal.into_iter().filter_map(|a| match a {
+                    Action::Advance { unit, to } => Some((unit, to)),
+                    _ => None,
+                }));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_de_empties_the_hex_and_the_attacker_may_advance_8_4_r7() {
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        let gb = kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DE, vec![gb]));
+        assert_eq!(kit.st.unit(gb).loc, Loc::Eliminated);
+        assert_eq!(advances(&kit), vec![(bx, hex("1014"))]);
+    }
+
+    #[test]
+    fn an_ae_empties_the_attackers_hex_and_the_defender_may_advance_8_4_r7() {
+        // The Boxers attacking British and Myers are eliminated: the British may take 1013,
+        // Myers having defended with them.
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        let gb = kit.put("gb1", hex("1014"));
+        let myers = kit.put("myers", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::AE, vec![gb, myers]));
+        assert_eq!(kit.st.unit(bx).loc, Loc::Eliminated);
+        assert!(advances(&kit).contains(&(gb, hex("1013"))));
+        // Without a leader the Allies do not advance (8.4).
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        let gb = kit.put("gb1", hex("1014"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = kit.declare(Side::Chinese, &["1014"], &[bx]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::AE, vec![gb]));
+        assert!(advances(&kit).is_empty());
+    }
+
+    #[test]
+    fn a_leader_firing_at_range_took_part_and_lets_the_allies_advance_8_4_r7() {
+        // Volunteers beside the Boxers; British 1 and Myers fire from 1011, three hexes off.
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let vol = kit.put("vol1", hex("1015"));
+        let gb = kit.put("gb1", hex("1011"));
+        let myers = kit.put("myers", hex("1011"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let d = kit.declare(Side::Allied, &["1014"], &[vol, gb, myers]);
+        let r = report(&kit.scn, &kit.st, &d);
+        assert_eq!(r.ranged, vec![gb, myers]);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::DR, vec![bx]));
+        // The Boxers retreat (moved off here by hand); the volunteers may take their hex.
+        kit.st.unit_mut(bx).loc = Loc::Map(hex("1017"));
+        kit.st.pending.retain(|p| !matches!(p, Pending::Retreat(_)));
+        assert_eq!(advances(&kit), vec![(vol, hex("1014"))]);
     }
 }

@@ -44,6 +44,10 @@ pub struct CombatReport {
     /// Whether this attack may be resolved now, and if not why (8.1.2).
     pub legal: bool,
     pub why_not: Option<String>,
+    /// What the attack is whatever the die says, when the odds leave no roll to read: below 1-3
+    /// (before artillery) it is `automatic AE (8.1.2)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automatic: Option<String>,
     /// The die rolled, once resolved.
     pub die: Option<u8>,
     /// The die after the modifier, read between 1 and 6.

@@ -149,6 +149,24 @@ mod tests {
     }
 
     #[test]
+    fn doctors_take_command_from_leaders_of_their_printed_nationality_11_2_r7() {
+        // Dr Velde is German and Dr Poole British (R7): each is commanded from 4 hexes by a
+        // leader of his own nationality, from 3 by any other.
+        let mut kit = Kit::open();
+        let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
+        let velde = kit.put("velde", h);
+        let far = kit.hex_at_distance(h, 4);
+        kit.put("von_soden", far);
+        assert!(in_command(&kit.scn, &kit.st, &kit.board(), velde));
+        let mut kit = Kit::open();
+        let velde = kit.put("velde", h);
+        let poole = kit.put("poole", h);
+        kit.put("strouts", far);
+        assert!(!in_command(&kit.scn, &kit.st, &kit.board(), velde));
+        assert!(in_command(&kit.scn, &kit.st, &kit.board(), poole));
+    }
+
+    #[test]
     fn volunteers_need_a_leader_within_2_hexes_11_2() {
         let mut kit = Kit::open();
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));

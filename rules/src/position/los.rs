@@ -4,12 +4,14 @@
 //! side and civilians — not by a lone leader or unmanned artillery. Every hex whose inside the
 //! line crosses counts; a line running exactly along a hexside is blocked only if the hexes on
 //! both sides block; the firer's and target's hexes never block. A unit on a wall (the Tartar
-//! Wall included) sees along the wall it occupies; no fire crosses over the Tartar Wall, because
-//! its hexes block every line that does not start on it.
+//! Wall included) sees along the wall it occupies — never from a ruined wall hex, which is a
+//! ruin (17, R7); no fire crosses over the Tartar Wall, because its hexes block every line that
+//! does not start on it.
 
 use crate::position::hex_index::HexIndex;
 use crate::position::state::State;
 use crate::position::state::ground;
+use crate::position::walls;
 use crate::vocabulary::hex::{Hex, LineCell, line};
 use crate::vocabulary::scenario::Scenario;
 use serde::Serialize;
@@ -41,9 +43,9 @@ fn blocker(scn: &Scenario, st: &State, board: &HexIndex, from: Hex, h: Hex) -> O
     if !scn.terrain.line(g).blocks_los {
         return None;
     }
-    // A unit on a wall sees along the wall it occupies (18.4; the Tartar Wall, 8.5).
-    let own_wall = scn.map.wall_group(from);
-    if own_wall.is_some() && own_wall == scn.map.wall_group(h) && !st.is_ruin(h) {
+    // A unit on a wall sees along the wall it occupies (18.4; the Tartar Wall, 8.5); a ruined
+    // hex is on no wall (17, R7).
+    if walls::same_wall(&scn.map, st, from, h) {
         return None;
     }
     Some(format!("the {} in {h} blocks the line (8.5, 18)", g.name()))
@@ -201,5 +203,18 @@ mod tests {
         let s = sight(&kit, north, south);
         assert!(!s.clear);
         assert_eq!(kit.ground(s.blocked_at.unwrap()), Ground::TartarWall);
+    }
+
+    #[test]
+    fn a_ruined_wall_hex_does_not_see_along_its_wall_8_5_17_r7() {
+        // 0310 to 0315 are a wall run: from 0310 a unit sees along it to 0313; from the ruin
+        // that 0310 becomes, the wall hexes 0311 and 0312 block.
+        let mut kit = Kit::new();
+        let (from, to) = (hex("0310"), hex("0313"));
+        assert!(sight(&kit, from, to).clear);
+        kit.st.ruins.push(from);
+        let s = sight(&kit, from, to);
+        assert!(!s.clear);
+        assert_eq!(s.blocked_at, Some(hex("0311")), "{:?}", s.reason);
     }
 }

@@ -129,8 +129,8 @@ pub enum Step {
     /// Chinese units entering on map-edge hexes: at setup (22) and each turn for lifted and
     /// replacement units (19).
     Entry { selected: Option<EntryKind> },
-    /// Hospital recovery rolls at the start of a turn (8.6): the Allied player picks which
-    /// reduced units try when more than three could; `rolled` counts this turn's attempts.
+    /// Hospital recovery at the start of a turn (8.6, R7): the Allied player picks which
+    /// reduced units try, up to three, or none; `rolled` counts this turn's attempts.
     Recovery { rolled: u8 },
     /// Placing the Big Guns (10).
     BigGunPlace,

@@ -132,3 +132,478 @@ fn victory_hexes(ctx: &mut Ctx<'_>, from: usize) {
         victory::enter(ctx, side, hex);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each check fires after each kind of change that can call for it, through the public
+    //! [`Game::apply`] with the game's own dice rigged: nothing here calls a check directly.
+
+    use super::*;
+    use crate::face::game::Game;
+    use crate::face::testkit::{Kit, hex};
+    use crate::position::action::Action;
+    use crate::position::event::Event;
+    use crate::position::state::{Loc, Step};
+    use crate::vocabulary::crt::CrtResult;
+    use crate::vocabulary::hex::Direction;
+    use crate::vocabulary::map::Terrain;
+    use crate::vocabulary::units::UnitId;
+    use siege_protocol::Phase;
+
+    fn act(game: &mut Game, side: Side, action: Action) -> Vec<Event> {
+        game.apply(side, &action)
+            .unwrap_or_else(|e| panic!("{action:?} refused: {e}"))
+    }
+
+    /// Whether `events` say the civilians `civ` were lost for want of an escort (15).
+    fn lost_unescorted(events: &[Event], civ: UnitId) -> bool {
+        events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Eliminated { unit, cause, .. }
+                if *unit == civ && cause == "unescorted")
+        })
+    }
+
+    /// Whether `events` say `leader` went to the nearest friendly unit (11.1).
+    fn leader_moved(events: &[Event], leader: UnitId) -> bool {
+        events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::LeaderMoved { leader: l, .. } if l == leader))
+    }
+
+    /// The result of the combat in `events`.
+    fn result(events: &[Event]) -> Option<CrtResult> {
+        events.iter().find_map(|e| match &e.kind {
+            EventKind::Combat { report } => report.result,
+            _ => None,
+        })
+    }
+
+    /// Declare and resolve a Chinese attack with `attackers` on `target`; the Allied player
+    /// rolls at once when asked about his leaders (11.1). Returns the events of the roll.
+    fn chinese_attack(game: &mut Game, target: Hex, attackers: &[UnitId]) -> Vec<Event> {
+        act(game, Side::Chinese, Action::Attack { hex: target });
+        for &unit in attackers {
+            act(game, Side::Chinese, Action::AddAttacker { unit });
+        }
+        let events = act(game, Side::Chinese, Action::Resolve);
+        if game.state().pending.first() == Some(&Pending::DefenderLeaders) {
+            return act(game, Side::Allied, Action::Resolve);
+        }
+        events
+    }
+
+    /// Retreat or withdraw the stack hex by hex as far as it may from `away`, collecting events.
+    fn retreat_away(game: &mut Game, side: Side, away: Hex) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(Pending::Retreat(_)) = game.state().pending.first() {
+            let legal = game.legal_actions(side);
+            let far = legal
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Retreat { to } => Some((to.distance(away), *to)),
+                    _ => None,
+                })
+                .max();
+            let choice = match far {
+                Some((_, to)) => Action::Retreat { to },
+                None => Action::StopRetreat,
+            };
+            events.extend(act(game, side, choice));
+        }
+        events
+    }
+
+    /// A Big Gun at 1001 about to fire its first shot south (10).
+    fn big_gun(kit: &mut Kit) {
+        kit.at(3, Phase::BigGun, Step::BigGunFire { shot: 0 });
+        kit.st.big_guns = vec![hex("1001")];
+    }
+
+    // --- Civilians (15, R7) ---------------------------------------------------------------
+
+    #[test]
+    fn civilians_are_lost_in_the_same_action_as_their_escort_in_combat_15_r7() {
+        // Turn 5, Chinese combat: British at 0607, civilians at 0608, three Boxers at 0606.
+        // 30 against 4 is 6-1; the die rolls 2: DE.
+        let mut kit = Kit::new();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let gb = kit.put("gb1", hex("0607"));
+        let civ = kit.put("civ1", hex("0608"));
+        let boxers: Vec<UnitId> = (0..3)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, hex("0606")))
+            .collect();
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, hex("0607"), &boxers);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(lost_unescorted(&events, civ), "lost in the same action");
+        assert_eq!(game.state().unit(civ).loc, Loc::Eliminated);
+    }
+
+    #[test]
+    fn civilians_are_lost_when_their_escort_retreats_away_8_3_15_r7() {
+        // 10 against 4 is 2-1; the die rolls 3: DR. The British go three hexes away.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        kit.put("gb1", hex("0607"));
+        let civ = kit.put("civ1", hex("0608"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("0606"));
+        kit.rig(&[3]);
+        let mut game = kit.game();
+        let mut events = chinese_attack(&mut game, hex("0607"), &[bx]);
+        assert_eq!(result(&events), Some(CrtResult::DR));
+        events.extend(retreat_away(&mut game, Side::Allied, hex("0608")));
+        // Lost as the retreat took the British out of reach, not before.
+        let moved = events
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Retreated { .. }));
+        let lost = events
+            .iter()
+            .position(|e| lost_unescorted(std::slice::from_ref(e), civ));
+        assert!(moved.is_some() && lost > moved, "{moved:?} {lost:?}");
+    }
+
+    #[test]
+    fn civilians_are_lost_when_the_big_gun_kills_their_escort_10_15_r7() {
+        // The shot rolls 2 (8 hexes south: 1009) and 5 on the damage chart: SL. The reduced
+        // British there take it and are eliminated; the civilians beside them at 1010 are lost.
+        let mut kit = Kit::open();
+        big_gun(&mut kit);
+        let gb = kit.put("gb1", hex("1009"));
+        kit.st.unit_mut(gb).reduced = true;
+        let civ = kit.put("civ1", hex("1010"));
+        kit.rig(&[2, 5]);
+        let mut game = kit.game();
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Fire {
+                direction: Direction::S,
+            },
+        );
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(lost_unescorted(&events, civ));
+    }
+
+    #[test]
+    fn civilians_are_lost_when_a_mine_kills_their_escort_16_15_r7() {
+        let mut kit = Kit::open();
+        kit.at(4, Phase::ChineseMovement, Step::Mines);
+        kit.paint(hex("1010"), Terrain::Building);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.st.unit_mut(gb).reduced = true;
+        let civ = kit.put("civ1", hex("1011"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Detonate { hex: hex("1010") },
+        );
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(lost_unescorted(&events, civ));
+    }
+
+    #[test]
+    fn civilians_are_lost_when_attrition_takes_their_escort_14_15_r7() {
+        let mut kit = Kit::open();
+        kit.at(3, Phase::AlliedMovement, Step::Attrition);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.put("gb2", hex("2020"));
+        let civ = kit.put("civ1", hex("1011"));
+        let mut game = kit.game();
+        let events = act(&mut game, Side::Allied, Action::RemoveUnit { unit: gb });
+        assert!(lost_unescorted(&events, civ));
+    }
+
+    #[test]
+    fn civilians_are_lost_when_their_escort_withdraws_away_12_15_r7() {
+        // Myers rolls 1 and the British beside the Boxers at 1011 withdraw, away from the
+        // civilians at 1009.
+        let mut kit = Kit::open();
+        kit.at(3, Phase::ChineseCombat, Step::Withdrawal);
+        kit.put("gb1", hex("1010"));
+        let myers = kit.put("myers", hex("1010"));
+        let civ = kit.put("civ1", hex("1009"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1011"));
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        act(
+            &mut game,
+            Side::Allied,
+            Action::AttemptWithdrawal { leader: myers },
+        );
+        let mut events = act(
+            &mut game,
+            Side::Allied,
+            Action::SelectStack { hex: hex("1010") },
+        );
+        events.extend(retreat_away(&mut game, Side::Allied, hex("1009")));
+        assert!(lost_unescorted(&events, civ));
+    }
+
+    #[test]
+    fn a_stacking_loss_is_followed_by_the_civilian_and_leader_checks_7_15_11_1_r7() {
+        // Reduced British (2) and nine leaders (9) over-stacked at 1010, as a retreat could
+        // leave them: the owner may choose to lose the British, leaving the civilians beside
+        // them with leaders only — not enough (15) — and the leaders alone (11.1).
+        let mut kit = Kit::open();
+        kit.at(3, Phase::ChineseCombat, Step::Combat);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.st.unit_mut(gb).reduced = true;
+        let leaders: Vec<UnitId> = (0..9)
+            .map(|_| kit.place(UnitKind::Leader, Side::Allied, hex("1010")))
+            .collect();
+        let civ = kit.put("civ1", hex("1011"));
+        kit.put("gb2", hex("2020"));
+        kit.st.pending.push(Pending::Overstack {
+            side: Side::Allied,
+            hex: hex("1010"),
+        });
+        let mut game = kit.game();
+        assert!(
+            game.legal_actions(Side::Allied)
+                .contains(&Action::Eliminate { unit: gb })
+        );
+        let events = act(&mut game, Side::Allied, Action::Eliminate { unit: gb });
+        assert!(lost_unescorted(&events, civ));
+        // The leaders join British 2 while there is room, and the rest, with no friendly unit
+        // left to join, are eliminated: none stays alone at 1010.
+        assert!(leaders.iter().any(|l| leader_moved(&events, *l)));
+        assert!(
+            leaders
+                .iter()
+                .all(|l| game.state().unit(*l).hex() != Some(hex("1010")))
+        );
+    }
+
+    // --- Leaders left alone (11.1) --------------------------------------------------------
+
+    /// Reduced British 1 and Myers in `at`, British 2 three hexes south for him to join.
+    fn leader_with_a_unit(kit: &mut Kit, at: Hex) -> (UnitId, UnitId) {
+        let gb = kit.put("gb1", at);
+        kit.st.unit_mut(gb).reduced = true;
+        let myers = kit.put("myers", at);
+        kit.put("gb2", at.ray(Direction::S, 3).expect("on the map"));
+        (gb, myers)
+    }
+
+    #[test]
+    fn a_leader_whose_stack_dies_in_combat_joins_the_nearest_unit_11_1() {
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let (gb, myers) = leader_with_a_unit(&mut kit, hex("0607"));
+        let boxers: Vec<UnitId> = (0..3)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, hex("0606")))
+            .collect();
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, hex("0607"), &boxers);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(leader_moved(&events, myers));
+        assert_eq!(game.state().unit(myers).loc, Loc::Map(hex("0610")));
+    }
+
+    #[test]
+    fn a_leader_whose_stack_dies_to_the_big_gun_joins_the_nearest_unit_10_11_1() {
+        let mut kit = Kit::open();
+        big_gun(&mut kit);
+        let (gb, myers) = leader_with_a_unit(&mut kit, hex("1009"));
+        kit.rig(&[2, 6]);
+        let mut game = kit.game();
+        act(
+            &mut game,
+            Side::Chinese,
+            Action::Fire {
+                direction: Direction::S,
+            },
+        );
+        // The SL is the Allied player's to place, leaders included (10): he gives it to the
+        // British.
+        let events = act(&mut game, Side::Allied, Action::LoseStep { unit: gb });
+        assert!(leader_moved(&events, myers));
+    }
+
+    #[test]
+    fn a_leader_whose_stack_dies_to_a_mine_joins_the_nearest_unit_16_11_1() {
+        let mut kit = Kit::open();
+        kit.at(4, Phase::ChineseMovement, Step::Mines);
+        kit.paint(hex("1010"), Terrain::Building);
+        let (gb, myers) = leader_with_a_unit(&mut kit, hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        // One roll per unit, British first: 1 loses the step, Myers rolls 6 and is unhurt.
+        kit.rig(&[1, 6]);
+        let mut game = kit.game();
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Detonate { hex: hex("1010") },
+        );
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(leader_moved(&events, myers));
+    }
+
+    #[test]
+    fn a_leader_whose_stack_goes_to_attrition_joins_the_nearest_unit_14_11_1() {
+        let mut kit = Kit::open();
+        kit.at(3, Phase::AlliedMovement, Step::Attrition);
+        let (gb, myers) = leader_with_a_unit(&mut kit, hex("1010"));
+        let mut game = kit.game();
+        let events = act(&mut game, Side::Allied, Action::RemoveUnit { unit: gb });
+        assert!(leader_moved(&events, myers));
+    }
+
+    // --- Over-stacking (7) ------------------------------------------------------------------
+
+    /// British 1 in the building 1010 whose only way out is 1011, already holding 10 points;
+    /// every other neighbour of both is canal.
+    fn cornered(kit: &mut Kit) {
+        kit.paint(hex("1010"), Terrain::Building);
+        for h in ["1110", "1111", "0911", "0910", "1012", "1112", "0912"] {
+            kit.paint(hex(h), Terrain::Canal);
+        }
+        kit.put("gb1", hex("1010"));
+        kit.put("gb2", hex("1011"));
+        kit.put("vol1", hex("1011"));
+    }
+
+    #[test]
+    fn a_retreat_that_can_only_end_over_stacked_loses_the_excess_7_8_3() {
+        // 10 against 12 is 1-2; the die rolls 5: DR. From the building the British may stop
+        // after one hex, and the only one is full: 14 points.
+        let mut kit = Kit::open();
+        kit.at(3, Phase::ChineseCombat, Step::Combat);
+        cornered(&mut kit);
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        kit.rig(&[5]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, hex("1010"), &[bx]);
+        assert_eq!(result(&events), Some(CrtResult::DR));
+        assert_eq!(
+            game.state().pending.first(),
+            Some(&Pending::Overstack {
+                side: Side::Allied,
+                hex: hex("1011")
+            })
+        );
+        assert_eq!(game.to_act(), Some(Side::Allied));
+    }
+
+    #[test]
+    fn a_withdrawal_that_ends_over_stacked_loses_the_excess_7_12() {
+        let mut kit = Kit::open();
+        kit.at(3, Phase::ChineseCombat, Step::Withdrawal);
+        cornered(&mut kit);
+        let myers = kit.put("myers", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        act(
+            &mut game,
+            Side::Allied,
+            Action::AttemptWithdrawal { leader: myers },
+        );
+        act(
+            &mut game,
+            Side::Allied,
+            Action::SelectStack { hex: hex("1010") },
+        );
+        retreat_away(&mut game, Side::Allied, hex("1009"));
+        assert_eq!(
+            game.state().pending.first(),
+            Some(&Pending::Overstack {
+                side: Side::Allied,
+                hex: hex("1011")
+            })
+        );
+    }
+
+    // --- Victory hexes (21) -----------------------------------------------------------------
+
+    /// A primary victory hex in open ground away from the edge, and its index.
+    fn victory_hex(kit: &Kit) -> (usize, Hex) {
+        kit.scn
+            .map
+            .victory_hexes()
+            .iter()
+            .enumerate()
+            .find(|(_, (h, _))| h.edge_depth() > 4)
+            .map(|(i, (h, _))| (i, *h))
+            .expect("a victory hex inland")
+    }
+
+    fn took_control(events: &[Event], hex: Hex, side: Side) -> bool {
+        events.iter().any(
+            |e| matches!(e.kind, EventKind::ControlChanged { hex: h, side: s } if h == hex && s == side),
+        )
+    }
+
+    #[test]
+    fn a_move_through_a_victory_hex_takes_it_21() {
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseMovement, Step::Move { group: None });
+        let (i, v) = victory_hex(&kit);
+        let from = v.neighbour(Direction::N).unwrap();
+        let to = v.neighbour(Direction::S).unwrap();
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, from);
+        kit.put("gb1", hex("0303"));
+        let mut game = kit.game();
+        act(&mut game, Side::Chinese, Action::SelectUnit { unit: bx });
+        let events = act(&mut game, Side::Chinese, Action::Move { to, mp: 2 });
+        assert!(took_control(&events, v, Side::Chinese), "passing is enough");
+        assert_eq!(game.state().control[i], Side::Chinese);
+    }
+
+    #[test]
+    fn a_retreat_into_a_victory_hex_takes_it_8_3_21() {
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let (i, v) = victory_hex(&kit);
+        kit.st.control[i] = Side::Chinese;
+        let at = v.neighbour(Direction::N).unwrap();
+        kit.put("gb1", at);
+        let bx = kit.place(
+            UnitKind::Boxer,
+            Side::Chinese,
+            at.neighbour(Direction::N).unwrap(),
+        );
+        kit.rig(&[3]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, at, &[bx]);
+        assert_eq!(result(&events), Some(CrtResult::DR));
+        let events = act(&mut game, Side::Allied, Action::Retreat { to: v });
+        assert!(took_control(&events, v, Side::Allied));
+        assert_eq!(game.state().control[i], Side::Allied);
+    }
+
+    #[test]
+    fn an_advance_into_a_victory_hex_takes_it_8_4_21() {
+        // Three Boxers eliminate the British holding the hex (6-1, die 2: DE) and advance.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let (i, v) = victory_hex(&kit);
+        kit.put("gb1", v);
+        kit.put("gb2", hex("0303"));
+        let north = v.neighbour(Direction::N).unwrap();
+        let boxers: Vec<UnitId> = (0..3)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, north))
+            .collect();
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, v, &boxers);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert_eq!(game.state().control[i], Side::Allied, "not yet entered");
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Advance {
+                unit: boxers[0],
+                to: v,
+            },
+        );
+        assert!(took_control(&events, v, Side::Chinese));
+    }
+}

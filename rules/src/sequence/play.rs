@@ -97,7 +97,12 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) -> Result<(), RuleError> {
 /// and pass over steps that ended by themselves or have nothing to decide, until a real
 /// decision is pending or the game is over.
 pub fn settle(ctx: &mut Ctx<'_>) -> Result<(), RuleError> {
-    for _ in 0..SETTLE_LIMIT {
+    settle_within(ctx, SETTLE_LIMIT)
+}
+
+/// [`settle`] with the bound given: at most `limit` rounds, then [`RuleError::Runaway`].
+fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
+    for _ in 0..limit {
         if ctx.st.result.is_some() {
             return Ok(());
         }
@@ -137,9 +142,7 @@ pub fn settle(ctx: &mut Ctx<'_>) -> Result<(), RuleError> {
         }
         return Ok(());
     }
-    Err(RuleError::Runaway {
-        rounds: SETTLE_LIMIT,
-    })
+    Err(RuleError::Runaway { rounds: limit })
 }
 
 /// Whether the only legal action of the current step is to end it (`end_phase` or `pass`).
@@ -235,11 +238,95 @@ pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
 }
 
 /// The end of a turn: after turn 11 the game ends (20, 21); otherwise the next turn begins.
+/// The after-action checks run first, so that victory is judged on the position as it stands —
+/// civilians left without escort are lost before the thresholds are read (15, R7).
 fn end_turn(ctx: &mut Ctx<'_>) {
     if ctx.st.turn >= LAST_TURN {
+        after_action::run(ctx);
         victory::check_final(ctx);
     } else {
         let next = ctx.st.turn + 1;
         begin_turn(ctx, next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::testkit::Kit;
+
+    /// Turn 11's Allied combat with one British unit on an open map and no Chinese: ending it
+    /// passes over the lift-off and ends the game — settling that takes a few rounds.
+    fn last_combat() -> Kit {
+        let mut kit = Kit::open();
+        kit.at(11, Phase::AlliedCombat, Step::Combat);
+        kit.put("gb1", crate::face::testkit::hex("1010"));
+        kit
+    }
+
+    #[test]
+    fn settling_stops_at_its_bound_with_a_runaway_error_4() {
+        // How many rounds the real settling takes here.
+        let mut kit = last_combat();
+        let needed = (1..100)
+            .find(|&limit| {
+                let mut st = kit.st.clone();
+                let mut ctx = Ctx::new(&kit.scn, &mut st);
+                next_step(&mut ctx);
+                settle_within(&mut ctx, limit).is_ok()
+            })
+            .expect("the game ends within 100 rounds");
+        assert!(needed > 1, "a loop that runs more than once");
+        // One round short of it, the loop stops and says so: a loop that would never end stops
+        // the same way at SETTLE_LIMIT.
+        let mut ctx = Ctx::new(&kit.scn, &mut kit.st);
+        next_step(&mut ctx);
+        assert_eq!(
+            settle_within(&mut ctx, needed - 1),
+            Err(RuleError::Runaway { rounds: needed - 1 })
+        );
+        assert!(
+            needed < SETTLE_LIMIT / 100,
+            "no real game comes near the bound"
+        );
+    }
+
+    #[test]
+    fn the_checks_run_before_the_final_victory_is_judged_15_21_r7() {
+        // Turn 11 ends. Three civilians were lost; the fourth stands alone at 0101 — a custom
+        // position can start so — and the Chinese hold five of the seven primary hexes. Lost
+        // before the judgement, the last civilians lower the Chinese need to five (15, 21).
+        let mut kit = last_combat();
+        for code in ["civ1", "civ2", "civ3"] {
+            let u = kit.id(code);
+            kit.st.unit_mut(u).loc = crate::position::state::Loc::Eliminated;
+        }
+        let civ = kit.put("civ4", crate::face::testkit::hex("0101"));
+        let primaries: Vec<usize> = kit
+            .scn
+            .map
+            .victory_hexes()
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, k))| *k == crate::vocabulary::map::VictoryKind::Primary)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(primaries.len(), 7);
+        for &i in &primaries[..5] {
+            kit.st.control[i] = Side::Chinese;
+        }
+        // From the turn's last step, the end of the turn comes straight from the action.
+        kit.at(11, Phase::EndOfTurn, Step::LiftOff);
+        let mut game = kit.game();
+        game.apply(Side::Chinese, &Action::EndPhase).unwrap();
+        assert_eq!(
+            game.state().unit(civ).loc,
+            crate::position::state::Loc::Eliminated
+        );
+        let result = game.result().expect("the game is over");
+        assert_eq!(
+            (result.winner, result.reason.as_str()),
+            (Side::Chinese, "primary_hexes")
+        );
     }
 }

@@ -284,11 +284,18 @@ impl StepId {
                 phase: Phase::BigGun,
                 decider: Decider::Opponent,
                 fresh: || Step::Recovery { rolled: 0 },
-                begin: recovery::begin,
+                // Nothing is rolled until the Allied player chooses (R7).
+                begin: nothing,
                 legal: recovery::legal,
                 apply: recovery::apply,
-                prompt: |_, _| {
-                    "Choose which reduced units in the hospital roll for recovery, three at most (8.6).".into()
+                prompt: |_, st| {
+                    let rolled = match st.step {
+                        Step::Recovery { rolled } => rolled,
+                        _ => 0,
+                    };
+                    format!(
+                        "Choose a reduced unit in the hospital to roll for recovery ({rolled} of 3 tried this turn), or pass to try no more (8.6, R7)."
+                    )
                 },
                 idle: list_them,
                 done: |scn, st| match st.step {
@@ -356,7 +363,7 @@ impl StepId {
                 apply: replacements::apply,
                 prompt: |_, st| {
                     format!(
-                        "The pool is short of Boxers: restore up to {} reduced Boxer units in place, or pass (19).",
+                        "The replacement pool is short: restore up to {} reduced Boxer units in place, or pass (19, R7).",
                         st.restores_left
                     )
                 },

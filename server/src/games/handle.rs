@@ -57,9 +57,13 @@ pub enum GameError {
     Internal(String),
     #[error("no such game")]
     NotFound,
-    /// The stored log does not replay: the game is held, not repaired.
-    #[error("the game's log does not replay: {0}")]
+    /// The stored log does not replay, or the engine did not settle one of its actions: the
+    /// game is held, not repaired.
+    #[error("the game is held: {0}")]
     Corrupt(String),
+    /// A seat is still free: no side may act before both players are seated (R7).
+    #[error("the game has not begun: no side may act until both seats are taken (R7)")]
+    WaitingForOpponent,
     #[error("the log has {len} entries; there is no state after {at}")]
     OutOfRange { at: u64, len: u64 },
     #[error("this game has as many connections as the server allows")]

@@ -190,7 +190,7 @@ impl Games {
                 Err(GameError::NotFound)
             }
             Err(GameError::Corrupt(why)) => {
-                tracing::error!(game = %id, "GAME LOG DOES NOT REPLAY, game held: {why}");
+                tracing::error!(game = %id, "GAME HELD (its log does not replay, or the engine ran away on it): {why}");
                 *guard = Slot::Broken(why.clone());
                 Err(GameError::Corrupt(why))
             }
@@ -296,6 +296,9 @@ impl Games {
     async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
+        if let Some(why) = row.held.clone() {
+            return Err(GameError::Corrupt(why));
+        }
         let seats = store.seats(id).await?;
         let rows = store.log(id, 0, u64::MAX).await?;
         // The replay refuses gaps, so the log's length is its last seq.

@@ -3,6 +3,10 @@
 //! the seq it answers, applied by the rules, appended through the writer and — only once that
 //! commit is confirmed — broadcast to every connection as shared, pre-serialized frames.
 //!
+//! No side acts before both seats are taken (R7). An action the engine cannot settle (a
+//! runaway, an engine bug) is refused, logged loudly, and the game is held: marked in the store
+//! and refusing every later action, never left hanging.
+//!
 //! The task ends on shutdown (between commands, so an action in flight always finishes its
 //! write), when every handle is gone, or after an idle spell with no connection; the registry
 //! rebuilds it from the log on demand.
@@ -11,7 +15,7 @@ use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::tokens::same_hash;
 use crate::load::stages::StageTimes;
-use crate::rules::{Action, Game};
+use crate::rules::{Action, Game, RuleError};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{GameStatus, Side, You};
@@ -42,6 +46,9 @@ pub(crate) struct GameTask {
     status: GameStatus,
     /// Side and token hash of every taken seat.
     seats: Vec<(Side, String)>,
+    /// Why the game is held, once the engine has failed to settle one of its actions: every
+    /// later action is refused.
+    held: Option<String>,
     /// The current state, serialized.
     snapshot: Arc<Snapshot>,
     updates: broadcast::Sender<Arc<Update>>,
@@ -74,6 +81,7 @@ impl GameTask {
             seq,
             status,
             seats,
+            held: None,
             snapshot,
             updates,
             writer,
@@ -158,7 +166,15 @@ impl GameTask {
     }
 
     /// Check, apply, commit, then broadcast. A refusal or a failed commit changes nothing.
+    /// Nobody acts in a held game, nor before both seats are taken (R7).
     async fn act(&mut self, side: Side, seq: u64, action: Action) -> Result<(), GameError> {
+        if let Some(why) = &self.held {
+            return Err(GameError::Corrupt(why.clone()));
+        }
+        let seats = seats_of(&self.seats);
+        if !Side::BOTH.into_iter().all(|s| seats.taken(s)) {
+            return Err(GameError::WaitingForOpponent);
+        }
         if seq != self.seq {
             return Err(GameError::Stale {
                 sent: seq,
@@ -167,7 +183,10 @@ impl GameTask {
         }
         let before = self.game.clone();
         let started = Instant::now();
-        let events = self.game.apply(side, &action)?;
+        let events = match self.game.apply(side, &action) {
+            Ok(events) => events,
+            Err(e) => return Err(self.refused(e, side, &action).await),
+        };
         let applied = started.elapsed();
         match self.commit(side, &action, &events, applied).await {
             Ok(update) => {
@@ -186,6 +205,32 @@ impl GameTask {
                 Err(e)
             }
         }
+    }
+
+    /// What a refusal by the rules means for the game. A runaway — the engine did not settle
+    /// the action within its bound — is an engine bug, never the player's fault: it is logged
+    /// loudly, the game is marked held in the store and refuses every later action. The rules
+    /// left the game as it was before the action.
+    async fn refused(&mut self, e: RuleError, side: Side, action: &Action) -> GameError {
+        if let RuleError::Runaway { rounds } = e {
+            let why = format!(
+                "the engine did not settle the {side} player's {} within {rounds} rounds after entry {}",
+                action.kind(),
+                self.seq
+            );
+            tracing::error!(
+                game = %self.id,
+                seq = self.seq,
+                side = side.as_str(),
+                action = action.kind(),
+                "ENGINE RUNAWAY, game held: {why}"
+            );
+            if let Err(store) = self.store.hold(self.id, &why).await {
+                tracing::error!(game = %self.id, error = %store, "the game could not be marked held in the store");
+            }
+            self.held = Some(why);
+        }
+        GameError::Rule(e)
     }
 
     /// Serialize everything first, then append; the update is what the connections get.
@@ -259,4 +304,167 @@ impl GameTask {
 
 fn internal(e: impl std::fmt::Display) -> GameError {
     GameError::Internal(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Games, GamesConfig};
+    use crate::rules::Scenario;
+    use crate::store::NewGame;
+    use std::sync::Mutex;
+
+    /// A stored game with the given seats taken and its task, on a fresh database.
+    async fn seated(sides: &[Side]) -> (GameTask, Store, Writer, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("siege-task-{}", Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("t.db").display()))
+            .await
+            .unwrap();
+        let id = Uuid::new_v4();
+        store
+            .create_game(&NewGame {
+                id,
+                name: "g".into(),
+                seed: [9; 32],
+                seed_commitment: "c".into(),
+                side: sides[0],
+                token_hash: "first".into(),
+                position: None,
+            })
+            .await
+            .unwrap();
+        let mut seats = vec![(sides[0], "first".to_string())];
+        for &side in &sides[1..] {
+            assert!(store.take_seat(id, side, "second").await.unwrap());
+            seats.push((side, "second".to_string()));
+        }
+        let (writer, _) = Writer::start(store.clone());
+        let scenario = Arc::new(Scenario::load_default().unwrap());
+        let status = if seats.len() == 2 {
+            GameStatus::Active
+        } else {
+            GameStatus::Open
+        };
+        let task = GameTask::new(
+            id,
+            Game::new(scenario, [9; 32]),
+            0,
+            status,
+            seats,
+            Links {
+                writer: writer.clone(),
+                store: store.clone(),
+                stages: None,
+            },
+        )
+        .unwrap();
+        (task, store, writer, dir)
+    }
+
+    #[tokio::test]
+    async fn no_side_acts_before_both_seats_are_taken_r7() {
+        let (mut task, _store, writer, dir) = seated(&[Side::Allied]).await;
+        let err = task
+            .act(Side::Allied, 0, Action::DeployDefault)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, GameError::WaitingForOpponent), "{err}");
+        assert_eq!(task.seq, 0, "nothing was applied");
+        // Once the opponent is seated the same action is accepted.
+        task.take_seat(None, "second".into()).await.unwrap();
+        task.act(Side::Allied, 0, Action::DeployDefault)
+            .await
+            .unwrap();
+        assert_eq!(task.seq, 1);
+        writer.close().await;
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// Captured log output.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_runaway_is_logged_the_game_held_in_the_store_and_later_actions_refused() {
+        let log = Captured::default();
+        let sink = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let (mut task, store, writer, dir) = seated(&[Side::Allied, Side::Chinese]).await;
+        let id = task.id;
+        let before = task.game.state_hash();
+        // An ordinary refusal holds nothing.
+        let err = task
+            .refused(
+                RuleError::NotYourTurn {
+                    side: Side::Chinese,
+                    to_act: Some(Side::Allied),
+                },
+                Side::Chinese,
+                &Action::DeployDefault,
+            )
+            .await;
+        assert!(matches!(
+            err,
+            GameError::Rule(RuleError::NotYourTurn { .. })
+        ));
+        assert!(task.held.is_none());
+        // A runaway from the engine: the player is told `runaway`, the game is held.
+        let rounds = crate::rules::play::SETTLE_LIMIT;
+        let err = task
+            .refused(
+                RuleError::Runaway { rounds },
+                Side::Allied,
+                &Action::DeployDefault,
+            )
+            .await;
+        let GameError::Rule(rule) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(rule.code(), siege_protocol::codes::RUNAWAY);
+        let logged = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            logged.contains("ERROR") && logged.contains("ENGINE RUNAWAY"),
+            "{logged}"
+        );
+        let row = store.game(id).await.unwrap().unwrap();
+        assert!(row.held.as_deref().unwrap_or("").contains("did not settle"));
+        // Every later action is refused at once, legal or not, and nothing changes.
+        let err = task
+            .act(Side::Allied, 0, Action::DeployDefault)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, GameError::Corrupt(_)), "{err}");
+        assert_eq!((task.seq, task.game.state_hash()), (0, before));
+        // A registry asked for the game later finds it held, not live.
+        let games = Games::new(
+            Arc::new(Scenario::load_default().unwrap()),
+            store.clone(),
+            writer.clone(),
+            tokio_util::sync::CancellationToken::new(),
+            tokio_util::task::TaskTracker::new(),
+            GamesConfig {
+                max_connections: 4,
+                idle: Duration::from_secs(60),
+                stages: None,
+            },
+        );
+        assert!(matches!(games.get(id).await, Err(GameError::Corrupt(_))));
+        writer.close().await;
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

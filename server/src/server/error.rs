@@ -61,8 +61,9 @@ impl From<&GameError> for WireError {
             GameError::NotFound | GameError::OutOfRange { .. } => (codes::NOT_FOUND, e.to_string()),
             GameError::Corrupt(_) => (
                 codes::CORRUPT_LOG,
-                "this game's stored log does not replay; it is held for the operator".into(),
+                "this game is held for the operator: its stored log does not replay, or the engine failed on one of its actions".into(),
             ),
+            GameError::WaitingForOpponent => (codes::WAITING_FOR_OPPONENT, e.to_string()),
             GameError::TooManyConnections => (codes::TOO_MANY_CONNECTIONS, e.to_string()),
             GameError::ShuttingDown | GameError::Gone => (codes::SHUTTING_DOWN, e.to_string()),
             GameError::Store(_) | GameError::Internal(_) => {
@@ -127,9 +128,10 @@ impl From<GameError> for AppError {
         let wire = WireError::from(&e);
         let status = match &e {
             GameError::NotFound | GameError::OutOfRange { .. } => StatusCode::NOT_FOUND,
-            GameError::SeatTaken(_) | GameError::NoFreeSeat | GameError::Stale { .. } => {
-                StatusCode::CONFLICT
-            }
+            GameError::SeatTaken(_)
+            | GameError::NoFreeSeat
+            | GameError::Stale { .. }
+            | GameError::WaitingForOpponent => StatusCode::CONFLICT,
             GameError::Rule(_) => StatusCode::UNPROCESSABLE_ENTITY,
             GameError::BadToken => StatusCode::FORBIDDEN,
             GameError::TooManyConnections => StatusCode::TOO_MANY_REQUESTS,

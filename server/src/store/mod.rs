@@ -178,10 +178,22 @@ impl Store {
         Ok(true)
     }
 
+    /// Hold game `id` for the operator, saying why (an engine runaway): it refuses every action
+    /// from now on and is not loaded again while the mark stays.
+    pub async fn hold(&self, id: Uuid, why: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE games SET held = ?, updated_at = ? WHERE id = ?")
+            .bind(why)
+            .bind(now_ms())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// The game row, if there is one.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         Ok(sqlx::query_as::<_, GameRow>(
-            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at, position \
+            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at, position, held \
              FROM games WHERE id = ?",
         )
         .bind(id.to_string())

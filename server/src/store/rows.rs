@@ -19,6 +19,8 @@ pub struct GameRow {
     pub updated_at: i64,
     /// The custom position (JSON) the game started from, if any.
     pub position: Option<String>,
+    /// Why the game is held for the operator (an engine runaway), if it is.
+    pub held: Option<String>,
 }
 
 impl GameRow {
