@@ -79,8 +79,9 @@ impl Bot {
     }
 }
 
-/// How much a random player likes `action` in `phase`, relative to 1: rarely undoing a choice or
-/// lifting units off, readily attacking and resolving, quickly through the setup.
+/// How much a random player likes `action` in `phase`, relative to 1: usually rolling for
+/// recovery, rarely undoing a choice or lifting units off, readily attacking and resolving,
+/// quickly through the setup.
 pub fn weight(phase: Phase, action: &Action) -> f64 {
     let setup = matches!(phase, Phase::AlliedSetup | Phase::ChineseSetup);
     let moving = matches!(
@@ -104,6 +105,8 @@ pub fn weight(phase: Phase, action: &Action) -> f64 {
         Action::AddAttacker { .. } | Action::AddArtillery { .. } => 3.0,
         Action::Charge { .. } => 8.0,
         Action::AttemptWithdrawal { .. } => 1.0,
+        // Recovery is a choice (8.6, R7); a random player still usually tries.
+        Action::AttemptRecovery { .. } => 4.0,
         Action::Fortify { .. } => 2.0,
         Action::Detonate { .. } => 0.5,
         Action::Snipe { .. } => 4.0,
