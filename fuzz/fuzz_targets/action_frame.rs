@@ -91,7 +91,10 @@ fuzz_target!(|data: &[u8]| {
     let frame = match ClientFrame::parse(text) {
         Ok(f) => f,
         Err(e) => {
-            assert!(!e.message.is_empty() && !e.code.is_empty(), "an unexplained refusal");
+            assert!(
+                !e.message.is_empty() && !e.code.is_empty(),
+                "an unexplained refusal"
+            );
             return;
         }
     };
@@ -112,7 +115,11 @@ fuzz_target!(|data: &[u8]| {
     match outcome {
         Err(e) => {
             assert!(!e.to_string().is_empty(), "an unexplained refusal");
-            assert_eq!(game.state_hash(), before, "a refused action changed the state");
+            assert_eq!(
+                game.state_hash(),
+                before,
+                "a refused action changed the state"
+            );
         }
         Ok(_) => {
             if let Some(next) = game.to_act() {

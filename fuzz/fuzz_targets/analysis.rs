@@ -48,7 +48,9 @@ const KINDS: [(&str, &str); 8] = [
 const NATIONS: [&str; 8] = [
     "british", "russian", "american", "german", "french", "austrian", "italian", "japanese",
 ];
-const NAMES: [&str; 8] = ["Myers", "Strouts", "Shiba", "Betsy", "US Colt", "Velde", "Poole", "Gordon"];
+const NAMES: [&str; 8] = [
+    "Myers", "Strouts", "Shiba", "Betsy", "US Colt", "Velde", "Poole", "Gordon",
+];
 
 /// Reads bytes one at a time, zeros once they run out.
 struct Bytes<'a>(&'a [u8]);
@@ -94,7 +96,11 @@ fn structured(b: &mut Bytes<'_>) -> Value {
             u["name"] = json!(b.pick(&NAMES));
         }
         if flags & 8 != 0 {
-            u["side"] = json!(if side == "allied" { "chinese" } else { "allied" });
+            u["side"] = json!(if side == "allied" {
+                "chinese"
+            } else {
+                "allied"
+            });
         }
         units.push(u);
     }
@@ -166,7 +172,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(!e.message.is_empty(), "a refused position must say why");
         }
         Ok(answers) => {
-            assert_eq!(answers.len(), request.queries.len(), "one answer per question");
+            assert_eq!(
+                answers.len(),
+                request.queries.len(),
+                "one answer per question"
+            );
             for a in &answers {
                 assert!(a.is_object(), "every answer is an object: {a}");
             }

@@ -17,9 +17,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use siege_protocol::Side;
 use siege_rules::analysis::{self, Query, Request};
+use siege_rules::custom::Position;
 use siege_rules::dice::Dice;
-use siege_rules::phases::step_name;
-use siege_rules::position::Position;
+use siege_rules::play::step_name;
 use siege_rules::state::Loc;
 use siege_rules::units::UnitId;
 use siege_rules::{Action, Game, Scenario};
@@ -474,8 +474,8 @@ fn expect_after(
         }
     }
     if let Some(want) = e.get("step") {
-        let got = step_name(&st.step);
-        if want.as_str() != Some(got) {
+        let got = step_name(st);
+        if want.as_str() != Some(got.as_str()) {
             out.push(format!("step: expected {want}, engine is at {got}"));
         }
     }

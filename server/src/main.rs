@@ -50,11 +50,6 @@ enum Command {
         /// Master seed: the same seed plays the same games.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// TEMPORARY, until the engine eliminates civilians at once when their escort is
-        /// destroyed in combat (R7): report civilians left without an escort under
-        /// `waived_civilian_escort` instead of counting them as invariant violations.
-        #[arg(long)]
-        temporarily_waive_civilian_escort: bool,
     },
     /// Answer questions about a position: reads `{"position":…,"queries":[…]}` on stdin and
     /// prints `{"answers":[…]}` (the analysis board; it never rolls dice).
@@ -103,16 +98,9 @@ fn main() -> anyhow::Result<()> {
             game,
             database,
         }) => replay(log, game, database),
-        Some(Command::Simulate {
-            games,
-            seed,
-            temporarily_waive_civilian_escort,
-        }) => {
+        Some(Command::Simulate { games, seed }) => {
             let scenario = load_scenario()?;
-            let options = siege::sim::Options {
-                waive_civilian_escort: temporarily_waive_civilian_escort,
-            };
-            let report = siege::sim::run_with(scenario, games, seed, options);
+            let report = siege::sim::run(scenario, games, seed);
             println!("{}", serde_json::to_string(&report)?);
             if report.invariant_violations > 0 || report.finished < report.games {
                 std::process::exit(1);

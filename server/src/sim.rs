@@ -18,10 +18,10 @@
 //!   with nothing to decide (only `end_phase` or `pass`) is skipped, and an interruption with a
 //!   single possible answer is taken by the engine, never left to the player.
 
-use crate::rules::board::Board;
 use crate::rules::crt::CrtResult;
 use crate::rules::event::{Event, EventKind};
 use crate::rules::hex::{HEX_COUNT, Hex};
+use crate::rules::hex_index::HexIndex;
 use crate::rules::map::Terrain;
 use crate::rules::pending::Pending;
 use crate::rules::random::Bot;
@@ -60,27 +60,6 @@ pub struct Report {
     pub elapsed_ms: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<String>,
-    /// Civilian-escort breaches seen but not counted as violations, while the temporary
-    /// `--temporarily-waive-civilian-escort` flag is given (see [`Options`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub waived_civilian_escort: Option<Waived>,
-}
-
-/// Breaches of a waived invariant: how many, and the first few in words.
-#[derive(Debug, Default, Serialize)]
-pub struct Waived {
-    pub count: u64,
-    pub examples: Vec<String>,
-}
-
-/// How a run checks.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
-    /// TEMPORARY: count civilians left without an escort (15, R7) under
-    /// `waived_civilian_escort` instead of as violations. The engine does not yet eliminate
-    /// civilians at once when their escort is destroyed in combat (R7); once it does, this
-    /// option and the flag that sets it go.
-    pub waive_civilian_escort: bool,
 }
 
 /// The seed of game `i` of a run seeded with `seed`.
@@ -93,17 +72,11 @@ pub fn game_seed(seed: u64, i: u64) -> [u8; 32] {
     out
 }
 
-/// Play `games` random games from master seed `seed`, every invariant enforced.
-pub fn run(scn: Arc<Scenario>, games: u64, seed: u64) -> Report {
-    run_with(scn, games, seed, Options::default())
-}
-
 /// Play `games` random games from master seed `seed`.
-pub fn run_with(scn: Arc<Scenario>, games: u64, seed: u64, options: Options) -> Report {
+pub fn run(scn: Arc<Scenario>, games: u64, seed: u64) -> Report {
     let start = Instant::now();
     let mut report = Report {
         games,
-        waived_civilian_escort: options.waive_civilian_escort.then(Waived::default),
         ..Report::default()
     };
     for i in 0..games {
@@ -152,7 +125,7 @@ pub fn play_one(
                 break;
             }
         }
-        let before = Board::new(scn, game.state());
+        let before = HexIndex::new(scn, game.state());
         match game.apply(side, &action) {
             Ok(events) => {
                 for e in &events {
@@ -189,15 +162,7 @@ pub fn play_one(
                     scn.counters.get(*u).code,
                     game.state().phase
                 );
-                match report.waived_civilian_escort.as_mut() {
-                    Some(w) => {
-                        w.count += 1;
-                        if w.examples.len() < 5 {
-                            w.examples.push(why);
-                        }
-                    }
-                    None => violation(report, "civilian_escort", why),
-                }
+                violation(report, "civilian_escort", why);
             }
         }
         stranded.retain(|u| now.iter().any(|(c, _)| c == u));
@@ -292,7 +257,7 @@ fn crt_name(r: CrtResult) -> String {
 pub fn check(game: &Game) -> Option<String> {
     let scn = game.scenario();
     let st = game.state();
-    let board = Board::new(scn, st);
+    let board = HexIndex::new(scn, st);
     let mut sides: Vec<Option<Side>> = vec![None; HEX_COUNT];
     for c in &scn.counters.counters {
         let loc = st.unit(c.id).loc;
@@ -386,7 +351,7 @@ pub fn unescorted_civilians(game: &Game) -> Vec<(UnitId, Hex)> {
 /// only move that costs nothing) are not movement in this sense.
 pub fn check_moves(
     scn: &Scenario,
-    before: &Board,
+    before: &HexIndex,
     phase: Phase,
     events: &[Event],
 ) -> Option<String> {
@@ -601,7 +566,7 @@ fn probe_refusals(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::position::Position;
+    use crate::rules::custom::Position;
 
     fn scenario() -> Arc<Scenario> {
         Arc::new(Scenario::load_default().unwrap())
@@ -621,14 +586,7 @@ mod tests {
 
     #[test]
     fn random_games_finish_without_breaking_an_invariant() {
-        let report = run_with(
-            scenario(),
-            3,
-            7,
-            Options {
-                waive_civilian_escort: true,
-            },
-        );
+        let report = run(scenario(), 3, 7);
         assert_eq!(report.invariant_violations, 0, "{:?}", report.violations);
         assert_eq!(report.finished, 3);
         assert!(report.refusals_probed > 0, "refusals were probed");
@@ -671,7 +629,7 @@ mod tests {
                 {"ref":"x","side":"chinese","type":"boxer","hex":"0708"}]}"#,
         );
         let scn = game.scenario();
-        let board = Board::new(scn, game.state());
+        let board = HexIndex::new(scn, game.state());
         let x = vec![refs["x"]];
         let phase = Phase::ChineseMovement;
         let ok = moved(x.clone(), &["0708", "0709", "0710"]);
@@ -708,7 +666,7 @@ mod tests {
                 {"ref":"x","side":"chinese","type":"boxer","hex":"0707"}]}"#,
         );
         let scn = game.scenario();
-        let board = Board::new(scn, game.state());
+        let board = HexIndex::new(scn, game.state());
         let away = moved(vec![refs["b"]], &["0708", "0709"]);
         assert!(check_moves(scn, &board, Phase::AlliedReaction, &[away.clone()]).is_some());
         assert_eq!(
