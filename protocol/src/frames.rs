@@ -184,6 +184,45 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_frame_is_refused_with_the_code_that_says_why() {
+        let code = |text: &str| {
+            ClientFrame::parse(text)
+                .map(|_| "")
+                .unwrap_or_else(|e| e.code)
+        };
+        assert_eq!(code("{"), codes::BAD_JSON);
+        assert_eq!(code("[1]"), codes::BAD_JSON);
+        assert_eq!(code(r#"{"seq":1}"#), codes::UNKNOWN_TYPE);
+        assert_eq!(code(r#"{"type":"teleport"}"#), codes::UNKNOWN_TYPE);
+        assert_eq!(
+            code(r#"{"type":"resume"}"#),
+            codes::BAD_JSON,
+            "resume needs its seq"
+        );
+        assert_eq!(code(r#"{"type":"ping"}"#), "");
+    }
+
+    #[test]
+    fn an_action_must_come_back_exactly_as_it_was_sent() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Act {
+            Pass,
+            Move { to: String },
+        }
+        assert_eq!(
+            action_from_frame::<Act>(&json!({"type": "pass"})),
+            Ok(Act::Pass)
+        );
+        assert_eq!(
+            action_from_frame::<Act>(&json!({"type": "move", "to": "1010"})),
+            Ok(Act::Move { to: "1010".into() })
+        );
+        assert!(action_from_frame::<Act>(&json!({"type": "pass", "x": 1})).is_err());
+        assert!(action_from_frame::<Act>(&json!({"type": "move"})).is_err());
+    }
+
+    #[test]
     fn client_frames_read_as_in_protocol_md() {
         let f: ClientFrame = serde_json::from_value(json!({"type": "resume", "seq": 4})).unwrap();
         assert_eq!(

@@ -97,7 +97,7 @@ pub fn play_one(
     let mut bot = Bot::new(player_seed, scn.map.hospital().to_vec());
     // The refusal probes draw from their own stream so that the games played are the same
     // with or without them.
-    let mut prober = ChaCha8Rng::seed_from_u64(player_seed ^ 0x5EED_0F_F00D);
+    let mut prober = ChaCha8Rng::seed_from_u64(player_seed ^ 0x5EED_F00D);
     let mut stranded: BTreeSet<UnitId> = BTreeSet::new();
     let mut n: u64 = 0;
     while game.result().is_none() {
@@ -119,11 +119,11 @@ pub fn play_one(
             );
             break;
         };
-        if prober.random_ratio(1, PROBE_EVERY) {
-            if let Some(why) = probe_refusals(&mut game, side, &legal, &mut prober, report) {
-                violation(report, "refusal", why);
-                break;
-            }
+        if prober.random_ratio(1, PROBE_EVERY)
+            && let Some(why) = probe_refusals(&mut game, side, &legal, &mut prober, report)
+        {
+            violation(report, "refusal", why);
+            break;
         }
         let before = HexIndex::new(scn, game.state());
         match game.apply(side, &action) {
@@ -668,7 +668,15 @@ mod tests {
         let scn = game.scenario();
         let board = HexIndex::new(scn, game.state());
         let away = moved(vec![refs["b"]], &["0708", "0709"]);
-        assert!(check_moves(scn, &board, Phase::AlliedReaction, &[away.clone()]).is_some());
+        assert!(
+            check_moves(
+                scn,
+                &board,
+                Phase::AlliedReaction,
+                std::slice::from_ref(&away)
+            )
+            .is_some()
+        );
         assert_eq!(
             check_moves(scn, &board, Phase::AlliedMovement, &[away]),
             None
