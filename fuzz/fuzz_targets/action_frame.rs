@@ -32,7 +32,7 @@ fn pool() -> &'static [Game] {
             let mut bot = Bot::new(g, scn.map.hospital().to_vec());
             let mut n = 0u64;
             while let Some(side) = game.to_act() {
-                if n % KEEP_EVERY == 0 {
+                if n.is_multiple_of(KEEP_EVERY) {
                     out.push(game.clone());
                 }
                 let legal = game.legal_actions(side);
