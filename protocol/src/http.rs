@@ -1,4 +1,4 @@
-//! HTTP bodies (PROTOCOL.md, "HTTP"): requests, answers and the error envelope. Game ids are
+//! HTTP bodies (docs/protocol.md, "HTTP"): requests, answers and the error envelope. Game ids are
 //! UUID strings; times are RFC 3339 strings in UTC.
 
 use crate::side::{Phase, Side};

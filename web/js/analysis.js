@@ -1,4 +1,4 @@
-// The analysis board (issue 8): any position set up by hand — counters from the mix placed on
+// The analysis board: any position set up by hand — counters from the mix placed on
 // hexes, ruins, fortifications, victory-hex control, the turn and phase — and after every click
 // the engine's answers about it from `POST /api/analysis`: both sides' zones of control, where a
 // unit can move and at what cost, its command control, a line of sight, the odds of an attack,

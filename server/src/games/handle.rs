@@ -136,11 +136,6 @@ impl GameHandle {
         (n < self.max_connections).then_some(guard)
     }
 
-    /// How many connections the game has now.
-    pub fn connection_count(&self) -> usize {
-        self.connections.load(Ordering::Acquire)
-    }
-
     async fn ask<T>(
         &self,
         make: impl FnOnce(oneshot::Sender<T>) -> Command,

@@ -1,4 +1,4 @@
-//! The HTTP API of PROTOCOL.md: create and join games, list them, read a game, its log and its
+//! The HTTP API of docs/protocol.md: create and join games, list them, read a game, its log and its
 //! state at any point, the scenario for the page, and the health check. Handlers only translate;
 //! the games registry and the store do the work.
 

@@ -1,4 +1,4 @@
-//! The HTTP and WebSocket edge of the game server (issue 5, PROTOCOL.md). [`app`] builds the
+//! The HTTP and WebSocket edge of the game server (docs/protocol.md). [`app`] builds the
 //! router from an [`AppState`], apart from any socket, so tests can drive it directly;
 //! [`Server`] opens the store, rebuilds unfinished games, binds the address and serves until
 //! shutdown — then stops accepting, closes every socket with "going away", lets every game
