@@ -437,9 +437,11 @@ export class AnalysisBoard {
     const m = this.model;
     b.drawRuins([...m.ruins]);
     b.drawForts([...m.forts].map(([hex, side]) => ({ hex, built_by: side })));
-    b.drawVictory({ hexes: [...this.victoryHexes].map((hex) => ({ hex, side: m.control.get(hex) ?? 'allied' })) });
+    const victory = { hexes: [...this.victoryHexes].map((hex) => ({ hex, side: m.control.get(hex) ?? 'allied' })) };
+    b.drawVictory(victory);
     this.drawZoc();
     this.drawCounters();
+    b.drawVictoryBadges(victory, new Set(this.stacks.keys()));
     this.drawMarks();
   }
 
