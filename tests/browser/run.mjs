@@ -334,6 +334,12 @@ async function decide(state) {
     await wheelZoom(page, state.target, 2);
     const file = await shot(page, '10a-attack-declared.png');
     if (process.env.SIEGE_README_SHOT) fs.copyFileSync(file, path.resolve(here, '../../docs/screenshot.png'));
+    // The tables beside it, the attack's column lit: the README's second picture.
+    await page.keyboard.press('t');
+    await page.waitForSelector('#charts:not([hidden]) #crt-table td.lit', { timeout: 5000 }).catch(() => along.push('the CRT drawer does not light the declared attack'));
+    const tables = await shot(page, '10c-tables-lit.png');
+    if (process.env.SIEGE_README_SHOT) fs.copyFileSync(tables, path.resolve(here, '../../docs/screenshot-tables.png'));
+    await page.keyboard.press('t');
   }
   if (a.type === 'resolve') { combats += 1; state.attacking = false; state.combats = (state.combats ?? 0) + 1; }
   await allAt(before + 1);
@@ -629,6 +635,10 @@ await check('replay: a custom start says so; a phase passed over in one action i
   const p = await newPage(browser, 'replay-custom');
   await p.goto(`${base}/#replay=${g.game_id}`);
   await p.waitForFunction(() => document.body.dataset.replayPos === '1');
+  assert(await p.locator('#log li.entry.current').count() === 1, 'the action shown is marked in the log');
+  await p.click('#replay-first');
+  await p.waitForFunction(() => document.body.dataset.replayPos === '0');
+  assert(await p.locator('#log li.entry.current').count() === 0, 'before the first action no log entry is marked');
   const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent, disabled: o.disabled })));
   assert(/^Custom start: turn 1, Allied reaction/i.test(options[1].t), `the first place of a custom start: ${options[1].t}`);
   const values = options.filter((o) => o.v !== '').map((o) => o.v);
@@ -636,9 +646,6 @@ await check('replay: a custom start says so; a phase passed over in one action i
   const sniper = options.find((o) => o.t.startsWith(heads[0]));
   assert(sniper?.disabled && /skipped/.test(sniper.t), `the passed-over phase: ${JSON.stringify(sniper)}`);
   const combat = options.find((o) => o.t.startsWith(heads[1]));
-  await p.selectOption('#replay-jump', '0');
-  await p.waitForFunction(() => document.body.dataset.replayPos === '0');
-  assert(await p.locator('#log li.entry.current').count() === 0, 'at the start no log entry is marked');
   await p.selectOption('#replay-jump', combat.v);
   await p.waitForFunction(() => document.body.dataset.replayPos === '1');
   const shown = await p.$eval('#replay-jump', (s) => s.selectedOptions[0].textContent);

@@ -43,7 +43,16 @@ async fn a_refused_action_is_explained_with_its_rule_and_nothing_changes_5_1() {
     assert_eq!(answer["seq"], 0);
 
     // A legal action is only looked up, not taken.
-    let (status, answer) = explain(json!({"type": "select_stack", "hex": "0812"})).await;
+    let (_, info) = http.get(&format!("/api/games/{id}")).await;
+    let british = info["view"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["hex"] == "0812")
+        .unwrap()["id"]
+        .clone();
+    let select = json!({"type": "select_unit", "unit": british});
+    let (status, answer) = explain(select.clone()).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["legal"], true, "{answer}");
     assert!(answer.get("code").is_none(), "{answer}");
@@ -55,12 +64,7 @@ async fn a_refused_action_is_explained_with_its_rule_and_nothing_changes_5_1() {
     let url = http.ws_url(&id);
     let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
     let (_, state) = allied.next_state().await;
-    allied
-        .send(action_frame(
-            &state,
-            &json!({"type": "select_stack", "hex": "0812"}),
-        ))
-        .await;
+    allied.send(action_frame(&state, &select)).await;
     let (_, state) = allied.next_state().await;
     assert_eq!(state["seq"], 1);
     let far = json!({"type": "move", "to": "0840", "mp": 1});
