@@ -87,6 +87,8 @@ await check('invitation: the opponent takes the Chinese seat', async () => {
   await chinese.click('#take-seat');
   await chinese.waitForFunction(() => document.body.dataset.you === 'chinese');
   assert(!chinese.url().includes('token'), 'no token in the address');
+  // The invited player is urged to keep the seat too; this one has saved it.
+  await chinese.click('#seat-kept', { timeout: 5000 }).catch(() => {});
 });
 
 await check('the invite link leaves the top bar once the opponent has joined, without a reload', async () => {

@@ -156,6 +156,27 @@ export async function tableChecks(browser, base) {
     await page.context().close();
   });
 
+  await check('the analysis board shows the warning an action carries, as the game would ask it', async () => {
+    const page = await newPage(browser, 'analysis-warning');
+    // The engine's answer, with a warning on the first legal action of each side.
+    await page.route('**/api/analysis', async (route) => {
+      const response = await route.fetch();
+      const json = await response.json();
+      for (const a of json.answers ?? []) {
+        if (a?.legal_actions?.length) a.legal_actions[0] = { ...a.legal_actions[0], warning: { text: 'the civilians at 1512 are left without escort', rule: '15' } };
+      }
+      await route.fulfill({ response, json });
+    });
+    const position = { turn: 1, phase: 'allied_movement', units: [
+      { ref: 'b', side: 'allied', type: 'combat', nationality: 'british', hex: '1511' },
+      { ref: 'c', side: 'allied', type: 'civilian', hex: '1512' }] };
+    await page.goto(`${base}/#analyse=${Buffer.from(JSON.stringify(position)).toString('base64url')}`);
+    await page.waitForSelector('#analysis-panel .an-actions li.has-warning', { state: 'attached' });
+    const text = await page.textContent('#analysis-panel .an-actions li.has-warning');
+    assert(/left without escort \(15\)/.test(text), `the warning on the board: ${text}`);
+    await page.context().close();
+  });
+
   await check('the phase track stays on screen in the End of Turn phase', async () => {
     const game = await freshGame(base, 'end of turn');
     const { page, tap } = await seated(browser, base, game, 'chinese', 'end-of-turn', { tap: true });

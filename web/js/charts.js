@@ -61,7 +61,7 @@ export function chancesBox(crt, column, modifier) {
   const list = chances(crt, column, modifier);
   if (!list.length) return null;
   const bar = h('div', { class: 'chance-bar', role: 'img', 'aria-label': list.map((x) => `${x.code} ${percent(x.sixths)}`).join(', ') },
-    list.map((x) => h('span', { class: `seg tone-${RESULT_TONE[x.code] ?? 'even'}`, style: `flex: ${x.sixths}`, title: `${x.code}: ${percent(x.sixths)}`, text: x.code })));
+    list.map((x) => h('span', { class: `seg res tone-${RESULT_TONE[x.code] ?? 'even'}`, style: `flex: ${x.sixths}`, title: `${x.code}: ${percent(x.sixths)}`, text: x.code })));
   const rows = list.map((x) => h('li', { 'data-result': x.code, 'data-sixths': x.sixths },
     h('b', { class: `res tone-${RESULT_TONE[x.code] ?? 'even'}`, text: x.code }),
     h('span', { class: 'pct', text: percent(x.sixths) }),

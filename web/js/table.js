@@ -223,6 +223,13 @@ export class Table {
     renderPrompt(byId('prompt'), view, you);
     renderButtons(byId('actions'), this.index, this.labelOf, (a) => this.send(a), this.canAct() && !this.waiting, view.undo?.text ?? null);
     renderOdds(byId('odds'), view, this.unitName, this.scenario.crt ?? null);
+    // A new attack being declared: its odds come into sight in the panel (beside the map; on a
+    // phone the panel is under the map, and the map stays where it is).
+    const decl = view.declaration ? JSON.stringify(view.declaration.defenders) : null;
+    if (decl && decl !== this.declShown && !matchMedia('(max-width: 820px)').matches) {
+      byId('odds').scrollIntoView({ block: 'nearest' });
+    }
+    this.declShown = decl;
     renderTray(byId('tray-body'), this.units, this.index, (u, acts) => this.unitMenu(u, acts));
     renderResult(byId('result'), view);
   }
