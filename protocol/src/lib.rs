@@ -12,7 +12,7 @@ mod side;
 
 pub use frames::{ClientFrame, ServerFrame, You};
 pub use http::{
-    CreateGame, CreatedGame, ErrorBody, ErrorDetail, GameInfo, GameLog, GameStatus, GameSummary,
-    JoinGame, JoinedGame, LogEntry, Seats,
+    CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
+    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Seats,
 };
 pub use side::{Phase, Side};

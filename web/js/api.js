@@ -62,6 +62,11 @@ export const api = {
   stateAt(id, n) {
     return request('GET', `/api/games/${encodeURIComponent(id)}/state?at=${n}`);
   },
+  /** Why the engine would refuse `action` in the game now (a click on a hex that is no
+   *  choice): `{seq, side, legal, code, message, rule}`. Nothing changes. */
+  explain(id, action) {
+    return request('POST', `/api/games/${encodeURIComponent(id)}/explain`, { action });
+  },
   /** Ask the engine about a position: `{position, queries}` → `{answers}`. */
   analysis(body) {
     return request('POST', '/api/analysis', body);

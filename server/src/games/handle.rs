@@ -5,7 +5,7 @@
 use super::frames::{Snapshot, Update};
 use crate::rules::{Action, RuleError};
 use crate::store::StoreError;
-use siege_protocol::{GameStatus, Seats, Side, You};
+use siege_protocol::{Explanation, GameStatus, Seats, Side, You};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -91,6 +91,10 @@ pub enum Command {
     },
     Info {
         reply: oneshot::Sender<Info>,
+    },
+    Explain {
+        action: Action,
+        reply: oneshot::Sender<Explanation>,
     },
 }
 
@@ -182,5 +186,10 @@ impl GameHandle {
     /// The game's status, seats and current state.
     pub async fn info(&self) -> Result<Info, GameError> {
         self.ask(|reply| Command::Info { reply }).await
+    }
+
+    /// Whether the side to act could take `action` now, and if not why; changes nothing.
+    pub async fn explain(&self, action: Action) -> Result<Explanation, GameError> {
+        self.ask(|reply| Command::Explain { action, reply }).await
     }
 }
