@@ -1,4 +1,4 @@
-//! WebSocket frames (PROTOCOL.md, "WebSocket"): what a client sends and what the server answers.
+//! WebSocket frames (docs/protocol.md, "WebSocket"): what a client sends and what the server answers.
 //! Every frame is a JSON object tagged by `type`.
 
 use crate::codes;
@@ -130,7 +130,7 @@ impl ClientFrame<Value> {
     }
 }
 
-/// Read the `action` of an action frame as the game's action type `A`. PROTOCOL.md has the
+/// Read the `action` of an action frame as the game's action type `A`. docs/protocol.md has the
 /// client send an element of `legal_actions` back unchanged, so the action must write back to
 /// exactly the JSON that came: fields the action does not have are refused too (serde would
 /// let them through on actions without fields).

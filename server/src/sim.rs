@@ -569,7 +569,7 @@ mod tests {
     use crate::rules::custom::Position;
 
     fn scenario() -> Arc<Scenario> {
-        Arc::new(Scenario::load_default().unwrap())
+        Scenario::shipped().unwrap()
     }
 
     /// A game from a position, with the unit each `ref` names.
