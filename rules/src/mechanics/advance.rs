@@ -1,4 +1,4 @@
-//! Advance after combat (8.4; RULINGS R6, R7): when a result empties the losing hex — by
+//! Advance after combat (8.4; rulings R6, R7): when a result empties the losing hex — by
 //! retreat or by elimination (DR, DL1, DE, the defender's side of EX) — the attacker may at once
 //! advance one unit that took part into it; when it empties the attackers' adjacent hexes (AR,
 //! AL1, AE, the attacker's side of EX), the defender may advance into one of them. The move may

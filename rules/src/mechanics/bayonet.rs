@@ -1,4 +1,4 @@
-//! The bayonet charge (8.1.3; RULINGS R6, R7): before Allied combat, units that did not move in
+//! The bayonet charge (8.1.3; rulings R6, R7): before Allied combat, units that did not move in
 //! the Allied movement phase may charge, led by a leader stacked with them from the start of that
 //! phase; at most 15 strength points (current strength, leaders included) charge each turn. They
 //! move up to half their allowance, subject to terrain and zones of control, onto the enemy hex,

@@ -1,7 +1,7 @@
-//! Fortifications (13; RULINGS R3, R7): before his combat phase a player may place a
+//! Fortifications (13; rulings R3, R7): before his combat phase a player may place a
 //! fortification under at least 5 (Allied) or 10 (Chinese) strength points that did not move in
-//! his movement phase — units that entered the map this turn have moved — in a clear or ruined hex, even in an enemy ZOC. Twelve counters a side; a fortification
-//! protects whoever occupies it (×3, as a wall), blocks line of sight, and is removed only by the
+//! his movement phase — units that entered the map this turn have moved — in a clear or ruined
+//! hex, even in an enemy ZOC. Twelve counters a side; a fortification protects whoever occupies it (×3, as a wall), blocks line of sight, and is removed only by the
 //! Big Gun, whose counter the builder may use again.
 
 use crate::position::action::Action;

@@ -1,4 +1,4 @@
-//! Step recovery in the hospital (8.6; RULINGS R7): from turn 2, at the start of each turn, the
+//! Step recovery in the hospital (8.6; ruling R7): from turn 2, at the start of each turn, the
 //! Allied player chooses which reduced two-step Allied units in hospital hexes attempt recovery —
 //! up to three, or none. Each chosen unit rolls a die at once; 1–3 restores it to full strength,
 //! with 1 added to the roll for each doctor that was on the map and was eliminated (a doctor a

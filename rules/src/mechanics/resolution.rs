@@ -1,4 +1,4 @@
-//! Combat resolution (8.2; RULINGS R4, R6): the die is rolled once for each attack, the modified
+//! Combat resolution (8.2; rulings R4, R6): the die is rolled once for each attack, the modified
 //! roll read on the odds column, and the result applied at once — step losses with the owner's
 //! choice of unit, EX by nominal strength, retreats of the losing stacks, then the advance into
 //! a hex the result emptied, by retreat or by elimination, for either side (8.4, R7). Ranged

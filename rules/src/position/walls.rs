@@ -1,4 +1,4 @@
-//! The walls as they stand (17, 18.4, 8.5; RULINGS R7): the printed wall runs of the map less
+//! The walls as they stand (17, 18.4, 8.5; ruling R7): the printed wall runs of the map less
 //! every ruined hex. A ruined wall hex is a ruin and nothing else: a unit there is not "on the
 //! same wall" as a defender (18.4) and does not see along the wall (8.5), and a ruin in the
 //! middle of a run cuts it in two.
