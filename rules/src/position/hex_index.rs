@@ -54,6 +54,7 @@ const BLOCKS_LOS: u32 = 1 << 16;
 const ALLIED_ZOC: u32 = 1 << 17;
 const CHINESE_ZOC: u32 = 1 << 18;
 const EXERTS: u32 = 1 << 19;
+const EXERTS_IN_OWN_HEX: u32 = 1 << 20;
 
 impl Packed {
     fn side(self) -> Option<Side> {
@@ -169,15 +170,17 @@ impl HexIndex {
             if c.kind != UnitKind::Artillery {
                 flags |= NOT_ONLY_GUNS;
             }
-            if c.kind.exerts_zoc() {
-                flags |= EXERTS;
+            match zoc::extent(c.kind) {
+                zoc::Extent::Around => flags |= EXERTS,
+                zoc::Extent::OwnHex => flags |= EXERTS_IN_OWN_HEX,
+                zoc::Extent::None => {}
             }
             info.0 |= flags;
             hexes[h.index()] = info.0;
         }
         for &h in &occupied {
             let info = Packed(hexes[h.index()]);
-            if !info.has(EXERTS) {
+            if !info.has(EXERTS | EXERTS_IN_OWN_HEX) {
                 continue;
             }
             let flag = if info.side() == Some(Side::Allied) {
@@ -186,6 +189,9 @@ impl HexIndex {
                 CHINESE_ZOC
             };
             hexes[h.index()] |= flag;
+            if !info.has(EXERTS) {
+                continue;
+            }
             let from = ground_in(scn, &ruins, h);
             for n in h.neighbours() {
                 if zoc::reaches(scn, from, ground_in(scn, &ruins, n)) {

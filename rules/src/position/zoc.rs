@@ -9,6 +9,30 @@ use crate::position::state::ground;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::{Ground, ZocInto};
+use crate::vocabulary::units::UnitKind;
+
+/// How far a unit's zone of control reaches (6, 11.1, 15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// Artillery exerts none (9).
+    None,
+    /// Civilians exert a ZOC only in the hex they occupy (15); doctors, the other
+    /// non-fighting counters of section 15, likewise.
+    OwnHex,
+    /// Combat units and leaders: their hex and the six around it (6, 11.1).
+    Around,
+}
+
+/// The extent of the zone of control of a unit of `kind` (6, 11.1, 15).
+pub fn extent(kind: UnitKind) -> Extent {
+    if kind.exerts_zoc() {
+        Extent::Around
+    } else if matches!(kind, UnitKind::Civilian | UnitKind::Doctor) {
+        Extent::OwnHex
+    } else {
+        Extent::None
+    }
+}
 
 /// Whether a unit exerting a zone of control in `from` projects it into the adjacent `into`.
 pub fn projects(scn: &Scenario, st: &State, from: Hex, into: Hex) -> bool {
@@ -86,17 +110,44 @@ mod tests {
 
     #[test]
     fn civilians_doctors_and_artillery_exert_no_zoc_beyond_their_hex_15() {
-        let mut kit = Kit::new();
-        let h = kit.some_clear_hex();
-        let civ = kit.place(UnitKind::Civilian, Side::Allied, h);
-        let board = kit.board();
-        for n in h.neighbours() {
-            assert!(!board.in_zoc_of(Side::Allied, n), "{n}");
+        let h = Kit::new().some_clear_hex();
+        for (kind, own) in [
+            (UnitKind::Civilian, true),
+            (UnitKind::Doctor, true),
+            (UnitKind::Artillery, false),
+        ] {
+            let mut kit = Kit::new();
+            kit.place(kind, Side::Allied, h);
+            let board = kit.board();
+            for n in h.neighbours() {
+                assert!(!board.in_zoc_of(Side::Allied, n), "{kind:?}: {n}");
+            }
+            assert_eq!(
+                board.in_zoc_of(Side::Allied, h),
+                own,
+                "{kind:?} in its own hex"
+            );
         }
-        let _ = civ;
         let mut kit = Kit::new();
         kit.place(UnitKind::Combat, Side::Allied, h);
         let board = kit.board();
+        assert!(board.in_zoc_of(Side::Allied, h));
         assert!(h.neighbours().any(|n| board.in_zoc_of(Side::Allied, n)));
+    }
+
+    #[test]
+    fn a_lone_civilian_counter_exerts_a_zoc_in_its_own_hex_only_15() {
+        // "Civilian counters exert a ZOC only in the hex they occupy" (15): in, not around.
+        let mut kit = Kit::new();
+        let h = hex("0707");
+        kit.place(UnitKind::Civilian, Side::Allied, h);
+        let board = kit.board();
+        assert!(board.in_zoc_of(Side::Allied, h));
+        assert!(h.neighbours().all(|n| !board.in_zoc_of(Side::Allied, n)));
+        assert!(
+            Hex::all()
+                .filter(|x| board.in_zoc_of(Side::Allied, *x))
+                .eq([h])
+        );
     }
 }
