@@ -12,9 +12,9 @@ use super::explain;
 use super::phases;
 use super::scenario::Scenario;
 use super::state::{GameResult, Loc, State, Step};
+use super::state_hash::HashVersion;
 use super::units::{UnitId, UnitKind};
 use super::view::{self, View};
-use sha2::{Digest, Sha256};
 use siege_protocol::{Phase, Side};
 use std::sync::Arc;
 
@@ -237,15 +237,15 @@ impl Game {
         view::build(&self.scenario, &self.state)
     }
 
-    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes.
+    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes. The
+    /// hash of version 1 (the state's JSON), which games were first stored with.
     pub fn state_hash(&self) -> [u8; 32] {
-        // A mid-game state is 7–10 KB of JSON: room for it up front spares the doubling
-        // reallocations (about an eighth of the hash's time, and every logged action is hashed).
-        let mut bytes = Vec::with_capacity(16 * 1024);
-        if serde_json::to_writer(&mut bytes, &self.state).is_err() {
-            bytes.clear();
-        }
-        Sha256::digest(&bytes).into()
+        self.state_hash_v(HashVersion::Json)
+    }
+
+    /// The state hash under `version` ([`super::state_hash`]).
+    pub fn state_hash_v(&self, version: HashVersion) -> [u8; 32] {
+        super::state_hash::hash(&self.state, version)
     }
 
     /// The state hash as lowercase hex.

@@ -47,6 +47,7 @@ pub mod sniper;
 pub mod stacking;
 mod stacking_loss;
 pub mod state;
+pub mod state_hash;
 pub mod steps;
 pub mod terrain;
 #[cfg(test)]
@@ -63,4 +64,5 @@ pub use event::{Event, EventKind};
 pub use game::Game;
 pub use scenario::{Scenario, ScenarioError};
 pub use state::{GameResult, State};
+pub use state_hash::HashVersion;
 pub use view::View;

@@ -92,6 +92,8 @@ pub enum Command {
     Info {
         reply: oneshot::Sender<Info>,
     },
+    /// Stop the task now (its game is being held as broken).
+    Stop,
 }
 
 /// The handle: clone freely.
@@ -182,6 +184,11 @@ impl GameHandle {
             reply,
         })
         .await?
+    }
+
+    /// Stop the task (between commands: an action in flight finishes its write first).
+    pub async fn stop(&self) {
+        let _ = self.tx.send(Command::Stop).await;
     }
 
     /// The game's status, seats and current state.

@@ -11,6 +11,7 @@
 
 mod echo;
 mod report;
+pub mod routes;
 mod rss;
 mod sqlite;
 pub mod stages;
@@ -53,6 +54,10 @@ pub struct LoadArgs {
     /// Spectators ask for RFC 6902 patch frames after their first state.
     #[arg(long)]
     pub patches: bool,
+    /// Players ask for full `state` frames after every action instead of patches (by
+    /// default they ask for patches, as the page does, and apply them to their state).
+    #[arg(long)]
+    pub full_states: bool,
     /// The server's process id, for its memory; by default the process listening on the
     /// URL's port on this machine, if it can be found.
     #[arg(long)]
@@ -111,6 +116,7 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
         spectators: args.spectators,
         think: Duration::from_millis(args.think_ms),
         patches: args.patches,
+        player_patches: !args.full_states,
         seed: args.seed,
         stop_at_seq: None,
     };
@@ -165,6 +171,10 @@ async fn play(
 
     // Forget the set-up: the server's stage times cover the measured window only.
     let _ = plan.api.stages().await;
+    let cpu_before = (
+        pid.and_then(|p| rss::cpu_seconds(Some(p))),
+        rss::cpu_seconds(None),
+    );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
     let echo = tokio::spawn(echo::run(
@@ -185,6 +195,20 @@ async fn play(
 
     let mut outcome = gather(slots).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    let cpu_after = (
+        pid.and_then(|p| rss::cpu_seconds(Some(p))),
+        rss::cpu_seconds(None),
+    );
+    report.cpu_s = report::CpuUse {
+        server: cpu_after
+            .0
+            .zip(cpu_before.0)
+            .map(|(a, b)| stats::round3(a - b)),
+        load_generator: cpu_after
+            .1
+            .zip(cpu_before.1)
+            .map(|(a, b)| stats::round3(a - b)),
+    };
     report.server_stages = plan.api.stages().await;
     let echo = echo.await.unwrap_or_else(|_| {
         let mut lost = echo::EchoOutcome::default();

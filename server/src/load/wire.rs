@@ -196,6 +196,13 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// A `patch` frame: the seq it brings the state to and its RFC 6902 operations.
+#[derive(Debug, Deserialize)]
+pub struct PatchFrame {
+    pub seq: u64,
+    pub ops: Vec<serde_json::Value>,
+}
+
 /// A frame read by a spectator: only its type and seq (the view, events and patch operations
 /// are skipped unparsed).
 #[derive(Debug, Deserialize)]
