@@ -12,9 +12,9 @@
 //!   (fixed) and its state (where it is, its side shown, its marks): a unit whose state did not
 //!   change keeps its bytes from the previous frame. Most actions move a stack, so most of the
 //!   247 units are copied, not written.
-//! - **Patches without parsing whole frames.** A `patch` frame compares the two states part by
-//!   part: a field or unit whose bytes are equal is equal; only a part that changed is parsed
-//!   (both versions, a few hundred bytes) to write its fine-grained operations. The legal list
+//! - **Patches without parsing values.** A `patch` frame compares the two states part by
+//!   part: a field or unit whose bytes are equal is equal; a part that changed is split into
+//!   its members (raw text, not values) to patch only the members that changed. The legal list
 //!   changes as a run of removed and added actions between the common start and end. The
 //!   `seq` and view operations are written once per action; each reader's frame (Allied,
 //!   Chinese, spectator) adds its own legal-list operations, once, for every connection of it.
@@ -27,8 +27,9 @@ use crate::rules::view::{UnitView, View};
 use crate::rules::{Event, Game};
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use siege_protocol::{Side, You};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -463,9 +464,11 @@ impl Ops {
         self.text.push_str(r#"{"op":""#);
         self.text.push_str(op);
         self.text.push_str(r#"","path":"#);
-        // Paths are built from field names and indexes: nothing to escape but for safety.
-        self.text
-            .push_str(&serde_json::to_string(path).unwrap_or_else(|_| "\"\"".into()));
+        // Paths are built from field names and indexes; escaped all the same.
+        match serde_json::to_string(path) {
+            Ok(quoted) => self.text.push_str(&quoted),
+            Err(_) => self.text.push_str("\"\""),
+        }
         if let Some(v) = value {
             self.text.push_str(r#","value":"#);
             self.text.push_str(v);
@@ -473,25 +476,57 @@ impl Ops {
         self.text.push('}');
     }
 
-    /// The operations turning the JSON `from` into `to` at `path`: fine-grained for objects
-    /// and arrays (both parsed), a whole replacement otherwise.
-    fn diff(&mut self, path: &str, from: &str, to: &str) {
-        let structured = |t: &str| t.starts_with('{') || t.starts_with('[');
-        if structured(from) && structured(to) {
-            if let (Ok(a), Ok(b)) = (
-                serde_json::from_str::<Value>(from),
-                serde_json::from_str::<Value>(to),
-            ) {
-                for op in siege_protocol::patch::diff(&a, &b) {
-                    let kind = op["op"].as_str().unwrap_or("replace");
-                    let sub = op["path"].as_str().unwrap_or("");
-                    let value = op.get("value").map(Value::to_string);
-                    self.push(kind, &format!("{path}{sub}"), value.as_deref());
+    /// The operations turning the JSON `from` into `to` at `path`. Two objects are compared
+    /// key by key on their raw bytes (nothing is parsed into values): a key whose value
+    /// changed is diffed the same way, down to `depth` levels, and replaced whole below that
+    /// or when either value is not an object; keys only one side has are removed or added.
+    fn diff(&mut self, path: &str, from: &str, to: &str, depth: u8) {
+        if depth > 0
+            && from.starts_with('{')
+            && to.starts_with('{')
+            && let (Ok(a), Ok(b)) = (raw_object(from), raw_object(to))
+        {
+            let mut sub = String::with_capacity(path.len() + 24);
+            for (key, va) in &a {
+                sub.clear();
+                sub.push_str(path);
+                sub.push('/');
+                push_token(&mut sub, key);
+                match b.get(key) {
+                    Some(vb) if va.get() == vb.get() => {}
+                    Some(vb) => self.diff(&sub, va.get(), vb.get(), depth - 1),
+                    None => self.push("remove", &sub, None),
                 }
-                return;
             }
+            for (key, vb) in &b {
+                if !a.contains_key(key) {
+                    sub.clear();
+                    sub.push_str(path);
+                    sub.push('/');
+                    push_token(&mut sub, key);
+                    self.push("add", &sub, Some(vb.get()));
+                }
+            }
+            return;
         }
         self.push("replace", path, Some(to));
+    }
+}
+
+/// A JSON object's members with their values as raw text, borrowed from `text` (its keys are
+/// plain names: one that needs unescaping makes this fail, and the caller replaces whole).
+fn raw_object(text: &str) -> Result<BTreeMap<&str, &RawValue>, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// `key` as an RFC 6901 reference token.
+fn push_token(path: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
     }
 }
 
@@ -508,11 +543,11 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
             for u in 0..next.units.len() {
                 let (ua, ub) = (prev.unit(u), next.unit(u));
                 if ua != ub {
-                    ops.diff(&format!("/view/units/{u}"), ua, ub);
+                    ops.diff(&format!("/view/units/{u}"), ua, ub, 1);
                 }
             }
         } else {
-            ops.diff(&format!("/view/{name}"), a, b);
+            ops.diff(&format!("/view/{name}"), a, b, 2);
         }
     }
     ops.text
@@ -564,6 +599,7 @@ pub fn events_json(events: &[Event]) -> Result<String, serde_json::Error> {
 mod tests {
     use super::*;
     use crate::rules::Scenario;
+    use serde_json::Value;
 
     #[test]
     fn only_the_side_to_act_gets_legal_actions() {
@@ -683,6 +719,32 @@ mod tests {
         assert!(
             small * 10 > patched * 9,
             "{small} of {patched} patches under a quarter of the state"
+        );
+    }
+
+    #[test]
+    fn a_changed_object_is_patched_member_by_member() {
+        let mut ops = Ops::new();
+        ops.diff(
+            "/view/units/3",
+            r#"{"id":3,"hex":"0101","moved":false,"gone":1}"#,
+            r#"{"id":3,"hex":"0102","moved":true,"new/key":[1]}"#,
+            1,
+        );
+        let ops: Value = serde_json::from_str(&format!("[{}]", ops.text)).unwrap();
+        let mut doc = serde_json::json!({"view": {"units": [0, 1, 2, {"id": 3, "hex": "0101", "moved": false, "gone": 1}]}});
+        siege_protocol::patch::apply(&mut doc, ops.as_array().unwrap()).unwrap();
+        assert_eq!(
+            doc["view"]["units"][3],
+            serde_json::json!({"id": 3, "hex": "0102", "moved": true, "new/key": [1]})
+        );
+        assert_eq!(ops.as_array().unwrap().len(), 4, "{ops}");
+        // Below the depth asked, or for anything but two objects, the value is replaced whole.
+        let mut whole = Ops::new();
+        whole.diff("/view/victory", r#"{"a":{"b":1}}"#, r#"{"a":{"b":2}}"#, 1);
+        assert_eq!(
+            whole.text,
+            r#"{"op":"replace","path":"/view/victory/a","value":{"b":2}}"#
         );
     }
 

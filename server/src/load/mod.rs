@@ -7,7 +7,9 @@
 //! SQLite on the same machine — so that every figure has its baselines beside it.
 //!
 //! `--seed-games N` instead creates N unfinished games of `--seed-actions` actions each (for
-//! timing start-up with many games in the database).
+//! timing start-up with many games in the database), and `--touch-games N` times the first
+//! touch (`GET /api/games/{id}`) of N of the newest unfinished games, one at a time — after a
+//! restart, each is loaded from the store by that touch.
 
 mod echo;
 mod report;
@@ -90,6 +92,10 @@ pub struct LoadArgs {
     /// With --seed-games: actions played in each seeded game.
     #[arg(long, default_value_t = 200)]
     pub seed_actions: u64,
+    /// Instead of playing: `GET /api/games/{id}` once each for this many of the newest
+    /// unfinished games (at most 1,000), one after another, timing each.
+    #[arg(long)]
+    pub touch_games: Option<usize>,
 }
 
 /// A run that could not start.
@@ -123,9 +129,10 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
     let gate = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
     let mut report = Report::new(args, pid);
     report.rss_kib.before = pid.and_then(rss::rss_kib);
-    match args.seed_games {
-        Some(n) => seed_games(args, plan, gate, n, &mut report).await,
-        None => play(args, plan, gate, pid, &mut report).await,
+    match (args.seed_games, args.touch_games) {
+        (Some(n), _) => seed_games(args, plan, gate, n, &mut report).await,
+        (None, Some(n)) => touch_games(&plan.api, n, &mut report).await,
+        (None, None) => play(args, plan, gate, pid, &mut report).await,
     }
     report.load_average[1] = report::load_average();
     report.rss_kib.end = pid.and_then(rss::rss_kib);
@@ -324,6 +331,29 @@ async fn seed_games(
     let outcome = gather(workers).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
     report.record(outcome, None);
+}
+
+/// `--touch-games`: the first touch of `n` unfinished games, one at a time.
+async fn touch_games(api: &wire::Api, n: usize, report: &mut Report) {
+    let start = Instant::now();
+    let mut ids = Vec::new();
+    for status in ["active", "open"] {
+        match api.list(status, n.min(1000)).await {
+            Ok(found) => ids.extend(found),
+            Err(e) => report.add_error(&format!("list_{}", e.kind())),
+        }
+    }
+    ids.truncate(n);
+    let mut touches = stats::Samples::new();
+    for id in &ids {
+        let t0 = Instant::now();
+        match api.touch(id).await {
+            Ok(()) => touches.record(t0.elapsed()),
+            Err(e) => report.add_error(&format!("touch_{}", e.kind())),
+        }
+    }
+    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    report.touch_ms = Some(touches.summary());
 }
 
 /// The merged outcome of `tasks`; a task that panicked counts as an error, not a lost run.

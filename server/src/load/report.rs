@@ -83,6 +83,8 @@ pub struct Report {
     pub cpu_s: CpuUse,
     /// Server CPU per accepted action, in milliseconds.
     pub server_cpu_ms_per_action: Option<f64>,
+    /// `--touch-games`: each game's first `GET /api/games/{id}`.
+    pub touch_ms: Option<Summary>,
     /// Sizes of the frames the players received while playing, by type (`state_or_patch`:
     /// whichever form each new state came in).
     pub player_frame_bytes: BTreeMap<String, SizeSummary>,
@@ -94,9 +96,13 @@ pub struct Report {
 
 impl Report {
     pub(super) fn new(args: &LoadArgs, pid: Option<u32>) -> Report {
-        let seeding = args.seed_games.is_some();
+        let seeding = args.seed_games.is_some() || args.touch_games.is_some();
         Report {
-            mode: if seeding { "seed" } else { "play" },
+            mode: match (args.seed_games, args.touch_games) {
+                (Some(_), _) => "seed",
+                (None, Some(_)) => "touch",
+                (None, None) => "play",
+            },
             url: args.url.clone(),
             games: args.games,
             // Seeding plays without spectators or thinking.
@@ -130,6 +136,7 @@ impl Report {
             server_stages: None,
             cpu_s: CpuUse::default(),
             server_cpu_ms_per_action: None,
+            touch_ms: None,
             player_frame_bytes: BTreeMap::new(),
             spectator_frame_bytes: BTreeMap::new(),
             error_counts: Errors::default(),
@@ -235,6 +242,9 @@ impl fmt::Display for Report {
             "  actions      {} ({:.1}/s); games started {}, finished {}",
             self.actions, self.actions_per_s, self.games_started, self.games_finished
         )?;
+        if let Some(t) = &self.touch_ms {
+            writeln!(f, "  first touch  {t}")?;
+        }
         writeln!(f, "  round trip   {}", self.rtt_ms)?;
         match &self.echo_ms {
             Some(e) => {
