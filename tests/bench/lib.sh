@@ -3,6 +3,9 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${SIEGE_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/release/siege}
+# The load generator: the same binary unless SIEGE_LOAD_BIN names another (to load an older
+# server with the current client, old beside new).
+load_bin=${SIEGE_LOAD_BIN:-$bin}
 out=${BENCH_OUT:-$root/target/bench}
 mkdir -p "$out"
 # Thousands of sockets on both ends of one machine.

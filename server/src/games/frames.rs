@@ -171,14 +171,16 @@ impl Snapshot {
     }
 
     /// The legal actions `you` are sent: the list for the side to act, else none.
-    fn legal_of(&self, you: You) -> Vec<&str> {
+    fn legal_of(&self, you: You) -> Legal<'_> {
         match you.side() {
-            Some(side) if self.to_act == Some(side) => self
-                .legal_items
-                .iter()
-                .map(|s| s.get(&self.legal))
-                .collect(),
-            _ => Vec::new(),
+            Some(side) if self.to_act == Some(side) => Legal {
+                text: &self.legal,
+                items: &self.legal_items,
+            },
+            _ => Legal {
+                text: "[]",
+                items: &[],
+            },
         }
     }
 
@@ -211,6 +213,18 @@ impl Snapshot {
         self.units
             .get(i)
             .map_or("null", |s| s.get(self.spectator.as_str()))
+    }
+}
+
+/// A legal list as sent: its JSON array and where each action lies in it.
+struct Legal<'a> {
+    text: &'a str,
+    items: &'a [Span],
+}
+
+impl Legal<'_> {
+    fn items(&self) -> Vec<&str> {
+        self.items.iter().map(|s| s.get(self.text)).collect()
     }
 }
 
@@ -426,11 +440,10 @@ impl Update {
             .common_ops
             .get_or_init(|| common_ops(&self.prev, &self.state));
         let mut ops = Ops::new();
-        legal_ops(
-            &self.prev.legal_of(you),
-            &self.state.legal_of(you),
-            &mut ops,
-        );
+        let (from, to) = (self.prev.legal_of(you), self.state.legal_of(you));
+        if from.text != to.text {
+            legal_ops(&from.items(), &to.items(), &mut ops);
+        }
         let mut frame = String::with_capacity(common.len() + ops.text.len() + 48);
         frame.push_str(r#"{"type":"patch","seq":"#);
         frame.push_str(&self.seq.to_string());
@@ -464,11 +477,7 @@ impl Ops {
         self.text.push_str(r#"{"op":""#);
         self.text.push_str(op);
         self.text.push_str(r#"","path":"#);
-        // Paths are built from field names and indexes; escaped all the same.
-        match serde_json::to_string(path) {
-            Ok(quoted) => self.text.push_str(&quoted),
-            Err(_) => self.text.push_str("\"\""),
-        }
+        push_json_string(&mut self.text, path);
         if let Some(v) = value {
             self.text.push_str(r#","value":"#);
             self.text.push_str(v);
@@ -517,6 +526,23 @@ impl Ops {
 /// plain names: one that needs unescaping makes this fail, and the caller replaces whole).
 fn raw_object(text: &str) -> Result<BTreeMap<&str, &RawValue>, serde_json::Error> {
     serde_json::from_str(text)
+}
+
+/// `text` as a JSON string.
+fn push_json_string(out: &mut String, text: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// `key` as an RFC 6901 reference token.

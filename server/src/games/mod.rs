@@ -480,6 +480,7 @@ impl Games {
                 store: inner.store.clone(),
                 probe: inner.config.probe.clone(),
                 snapshot_every: inner.config.snapshot_every,
+                scenario: inner.scenario.clone(),
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

@@ -12,7 +12,7 @@ use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
 use super::tokens::same_hash;
 use crate::probe::{ActionTiming, Probes};
-use crate::rules::{Action, Game, HashVersion};
+use crate::rules::{Action, Game, HashVersion, Scenario};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{GameStatus, Side, You};
@@ -34,6 +34,8 @@ pub(crate) struct Links {
     pub probe: Probes,
     /// Within a turn, a snapshot at least every this many actions.
     pub snapshot_every: u64,
+    /// The scenario the game is played on.
+    pub scenario: Arc<Scenario>,
 }
 
 /// Where a game's log stands.
@@ -51,6 +53,7 @@ pub(crate) struct Progress {
 pub(crate) struct GameTask {
     id: Uuid,
     game: Game,
+    scenario: Arc<Scenario>,
     /// How many actions the log holds.
     seq: u64,
     /// The seq of the last snapshot stored.
@@ -85,6 +88,7 @@ impl GameTask {
             store,
             probe,
             snapshot_every,
+            scenario,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -92,6 +96,7 @@ impl GameTask {
         Ok(GameTask {
             id,
             game,
+            scenario,
             seq,
             last_snapshot: progress.last_snapshot,
             version: progress.version,
@@ -195,11 +200,13 @@ impl GameTask {
                 current: self.snapshot.clone(),
             });
         }
-        let before = self.game.clone();
+        // Only the state is kept to roll back a failed commit: the game's cached legal list
+        // need not be copied for a case that almost never happens.
+        let before = self.game.state().clone();
         let started = Instant::now();
         let events = self.game.apply(side, &action)?;
         let applied = started.elapsed();
-        let turn_before = before.state().turn;
+        let turn_before = before.turn;
         match self
             .commit(side, &action, &events, applied, turn_before)
             .await
@@ -219,7 +226,7 @@ impl GameTask {
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
-                self.game = before;
+                self.game = Game::from_state(self.scenario.clone(), before);
                 Err(e)
             }
         }

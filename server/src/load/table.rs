@@ -334,21 +334,24 @@ impl Player {
                 }
             }
         } else {
-            let (Some(seq), Some(view)) = (frame.seq, frame.view) else {
+            let (Some(seq), Some(view)) = (frame.seq, &frame.view) else {
                 self.out.errors.add("bad_frame");
                 return Step::Stop;
             };
-            let legal: Vec<String> = frame
-                .legal_actions
-                .unwrap_or_default()
+            let raw = frame.legal_actions.as_deref().unwrap_or_default();
+            let actions: Vec<crate::rules::Action> = raw
                 .iter()
-                .map(|r| r.get().to_string())
+                .filter_map(|r| serde_json::from_str(r.get()).ok())
                 .collect();
+            if actions.len() != raw.len() {
+                self.out.errors.add("unknown_action");
+                return Step::Stop;
+            }
             Decision {
                 seq,
                 phase: view.phase,
                 to_act: view.to_act,
-                legal,
+                actions,
             }
         };
         let seq = decision.seq;
@@ -368,7 +371,7 @@ impl Player {
             self.last.send_replace(Some(seq));
             return Step::Stop;
         }
-        if decision.legal.is_empty() || pending.is_some() {
+        if decision.actions.is_empty() || pending.is_some() {
             return Step::State;
         }
         if !self.think.is_zero() {
@@ -381,7 +384,18 @@ impl Player {
         } else if Instant::now() >= self.deadline {
             return Step::Stop;
         }
-        let Some(chosen) = self.choose(decision.phase, &decision.legal) else {
+        let chosen = self
+            .choose(decision.phase, &decision.actions)
+            .and_then(|i| {
+                if self.patches {
+                    let doc = self.doc.as_ref()?;
+                    doc["legal_actions"].get(i).map(serde_json::Value::to_string)
+                } else {
+                    let raw = frame.legal_actions.as_ref()?;
+                    raw.get(i).map(|r| r.get().to_string())
+                }
+            });
+        let Some(chosen) = chosen else {
             self.out.errors.add("no_legal_action");
             return Step::Stop;
         };
@@ -415,42 +429,38 @@ impl Player {
         let seq = doc["seq"].as_u64().ok_or("bad_frame")?;
         let view: wire::ViewHead =
             serde::Deserialize::deserialize(&doc["view"]).map_err(|_| "bad_frame")?;
-        let legal = doc["legal_actions"]
-            .as_array()
-            .map(|l| l.iter().map(serde_json::Value::to_string).collect())
-            .unwrap_or_default();
+        let legal = doc["legal_actions"].as_array().map_or(&[][..], Vec::as_slice);
+        let actions = legal
+            .iter()
+            .map(serde::Deserialize::deserialize)
+            .collect::<Result<Vec<crate::rules::Action>, _>>()
+            .map_err(|_| "unknown_action")?;
         Ok(Decision {
             seq,
             phase: view.phase,
             to_act: view.to_act,
-            legal,
+            actions,
         })
     }
 
-    /// The engine's random player's choice among the legal actions (JSON texts), returned
-    /// unchanged.
-    fn choose(&mut self, phase: siege_protocol::Phase, legal: &[String]) -> Option<String> {
-        let parsed: Vec<crate::rules::Action> = legal
-            .iter()
-            .filter_map(|raw| serde_json::from_str(raw).ok())
-            .collect();
-        if parsed.len() != legal.len() {
-            self.out.errors.add("unknown_action");
-            return legal.first().cloned();
-        }
-        let chosen = crate::rules::random::choose(&mut self.rng, phase, &parsed)?;
-        let index = parsed.iter().position(|a| std::ptr::eq(a, chosen))?;
-        legal.get(index).cloned()
+    /// The index of the engine's random player's choice among the legal actions.
+    fn choose(
+        &mut self,
+        phase: siege_protocol::Phase,
+        actions: &[crate::rules::Action],
+    ) -> Option<usize> {
+        let chosen = crate::rules::random::choose(&mut self.rng, phase, actions)?;
+        actions.iter().position(|a| std::ptr::eq(a, chosen))
     }
 }
 
 /// What a player decides on: the state's seq, phase, whose decision it is, and the legal
-/// actions as JSON texts.
+/// actions read (the chosen one is sent back as the server wrote it).
 struct Decision {
     seq: u64,
     phase: siege_protocol::Phase,
     to_act: Option<siege_protocol::Side>,
-    legal: Vec<String>,
+    actions: Vec<crate::rules::Action>,
 }
 
 /// What a player does after a frame.
