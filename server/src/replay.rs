@@ -4,7 +4,7 @@
 //! games at start-up and to answer `GET /api/games/{id}/state?at=N`; `siege replay` uses it to
 //! let anyone audit a finished game. A mismatch is an error, never silently repaired.
 
-use crate::rules::position::Position;
+use crate::rules::custom::Position;
 use crate::rules::{Action, Game, GameResult, HashVersion, Scenario};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn an_honest_log_passes_the_audit_under_its_own_hash_version() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         for version in [HashVersion::Json, HashVersion::Compact] {
             let log = sample_log(&scn, [9; 32], 60, version);
             let n = log.entries.len();
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_log_published_without_a_hash_version_is_version_1() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let log = sample_log(&scn, [4; 32], 10, HashVersion::Json);
         let mut json = serde_json::to_value(&log).unwrap();
         json.as_object_mut().unwrap().remove("hash_version");
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_different_seed_or_a_changed_hash_is_caught() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let mut log = sample_log(&scn, [9; 32], 30, HashVersion::Compact);
         let honest = log.clone();
         log.seed = Some(hex::encode([8u8; 32]));

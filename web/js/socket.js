@@ -1,4 +1,4 @@
-// The WebSocket half of PROTOCOL.md: one socket per game screen. The first frame says who is
+// The WebSocket half of docs/protocol.md: one socket per game screen. The first frame says who is
 // there (join with the seat's token, or spectate); after a drop it reconnects by itself and
 // sends `resume` with the last seq it saw, so the server sends only what was missed. It asks
 // for patches: after a full `state`, each new state comes as the RFC 6902 operations that turn
@@ -62,16 +62,17 @@ export class GameSocket {
   message(data) {
     let f;
     try { f = JSON.parse(data); } catch { return; }
+    // The last state message is kept private (the page gets copies): a patch applies to
+    // exactly what the server sent. A patch without one (it cannot happen: a full state always
+    // comes first) or one that does not apply reconnects, for a full state.
     if (f.type === 'patch') {
-      // A patch applies to the last state message; without one (it cannot happen: a full
-      // state always comes first), reconnect for a full state.
       if (!this.last) { this.drop(); return; }
-      const next = structuredClone(this.last);
-      try { applyPatch(next, f.ops); } catch { this.drop(); return; }
-      f = next;
+      try { applyPatch(this.last, f.ops); } catch { this.last = null; this.drop(); return; }
+      f = structuredClone(this.last);
+    } else if (f.type === 'state') {
+      this.last = structuredClone(f);
     }
     if (f.type === 'state') {
-      this.last = f;
       this.seq = f.seq;
       if (!this.gotState) { this.gotState = true; this.on.status('open'); }
       this.on.state(f);

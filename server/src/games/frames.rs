@@ -629,7 +629,7 @@ mod tests {
 
     #[test]
     fn only_the_side_to_act_gets_legal_actions() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let game = Game::new(scn, [7; 32]);
         let snap = Snapshot::of(&game, 0).unwrap();
         let read = |you| -> Value { serde_json::from_str(snap.frame(you).as_str()).unwrap() };
@@ -659,7 +659,7 @@ mod tests {
         actions: u64,
         mut check: impl FnMut(&Game, u64, &Arc<Snapshot>, Option<&Arc<Snapshot>>),
     ) {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let mut game = Game::new(scn, [seed as u8; 32]);
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
         let mut prev: Option<Arc<Snapshot>> = None;

@@ -12,10 +12,10 @@ use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
 use super::tokens::same_hash;
 use crate::probe::{ActionTiming, Probes};
-use crate::rules::{Action, Game, HashVersion, Scenario};
+use crate::rules::{Action, Game, HashVersion, RuleError, Scenario};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
-use siege_protocol::{GameStatus, Side, You};
+use siege_protocol::{Explanation, GameStatus, Side, You};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc};
@@ -170,9 +170,35 @@ impl GameTask {
                     state: self.snapshot.clone(),
                 });
             }
+            Command::Explain { action, reply } => {
+                let _ = reply.send(self.explain(&action));
+            }
             Command::Stop => return false,
         }
         true
+    }
+
+    /// Whether the side to act could take `action` now and, if not, the refusal the rules give
+    /// it (the engine's explanation, with the rule). Changes nothing: a refused action never
+    /// touches the state, and a legal one is only looked up, not applied.
+    fn explain(&self, action: &Action) -> Explanation {
+        let side = self.game.to_act();
+        let refusal = match side {
+            None => Some(RuleError::GameOver),
+            Some(s) if self.game.is_legal(s, action) => None,
+            Some(s) => self.game.clone().apply(s, action).err(),
+        };
+        Explanation {
+            seq: self.seq,
+            side,
+            legal: refusal.is_none(),
+            code: refusal.as_ref().map(|e| e.code().to_string()),
+            message: refusal.as_ref().map(ToString::to_string),
+            rule: refusal
+                .as_ref()
+                .and_then(RuleError::rule)
+                .map(str::to_string),
+        }
     }
 
     fn attach(&self, claim: Claim) -> Result<Attached, GameError> {
