@@ -362,29 +362,3 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
 }
-
-/// `GET /bench/echo` (with `--bench-routes`): echo every text frame, for the load generator.
-pub async fn echo(mut socket: WebSocket, app: AppState) {
-    loop {
-        tokio::select! {
-            () = app.shutdown.cancelled() => {
-                close(&mut socket, close_code::AWAY, "server shutting down").await;
-                return;
-            }
-            msg = socket.recv() => match msg {
-                Some(Ok(Message::Text(t))) => {
-                    if socket.send(Message::Text(t)).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(Message::Binary(b))) => {
-                    if socket.send(Message::Binary(b)).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(_)) => {}
-                _ => return,
-            }
-        }
-    }
-}
