@@ -316,6 +316,27 @@ mod tests {
     }
 
     #[test]
+    fn an_exchange_empties_the_defenders_hex_and_the_attacker_may_advance_8_4_r7() {
+        // Two Boxers against British 1: EX. The British are gone; the Boxers pay their points,
+        // then either may take 1014. The defenders, all eliminated, have nobody to advance.
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        let gb = kit.put("gb1", hex("1014"));
+        let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let b2 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        let d = kit.declare(Side::Chinese, &["1014"], &[b1, b2]);
+        let r = report(&kit.scn, &kit.st, &d);
+        kit.run(|ctx| apply_result(ctx, &d, &r, CrtResult::EX, vec![gb]));
+        assert_eq!(kit.st.unit(gb).loc, Loc::Eliminated);
+        while matches!(kit.st.pending.first(), Some(Pending::StepLoss { .. })) {
+            kit.run(|ctx| {
+                crate::mechanics::losses::apply_choice(ctx, &Action::LoseStep { unit: b1 })
+            });
+        }
+        // Either Boxer may take the hex, and nothing is offered to the eliminated British.
+        assert_eq!(advances(&kit), vec![(b1, hex("1014")), (b2, hex("1014"))]);
+    }
+
+    #[test]
     fn an_ae_empties_the_attackers_hex_and_the_defender_may_advance_8_4_r7() {
         // The Boxers attacking British and Myers are eliminated: the British may take 1013,
         // Myers having defended with them.

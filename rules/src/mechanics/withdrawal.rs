@@ -195,4 +195,44 @@ mod tests {
             "one roll per leader"
         );
     }
+
+    #[test]
+    fn a_withdrawal_follows_the_retreat_rules_and_never_enters_an_enemy_zoc_12_8_3_r7() {
+        let mut kit = Kit::open();
+        let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
+        let myers = kit.put("myers", h);
+        kit.put("gb1", h);
+        let bx_at = kit.hex_at_distance(h, 1);
+        kit.place(UnitKind::Boxer, Side::Chinese, bx_at);
+        kit.rig(&[1]);
+        kit.run(|ctx| apply(ctx, &Action::AttemptWithdrawal { leader: myers }));
+        kit.run(|ctx| apply(ctx, &Action::SelectStack { hex: h }));
+        let Some(Pending::Retreat(r)) = kit.st.pending.first().cloned() else {
+            panic!("{:?}", kit.st.pending)
+        };
+        assert!(r.withdrawal);
+        let mut out = Vec::new();
+        crate::mechanics::retreat::legal(&kit.scn, &kit.st, &r, &mut out);
+        let offered: Vec<Hex> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::Retreat { to } => Some(*to),
+                _ => None,
+            })
+            .collect();
+        let board = kit.board();
+        // The two hexes beside both the stack and the Boxers are in their ZOC: never offered.
+        let in_zoc: Vec<Hex> = h
+            .neighbours()
+            .filter(|n| *n != bx_at && board.in_zoc_of(Side::Chinese, *n))
+            .collect();
+        assert_eq!(in_zoc.len(), 2);
+        assert!(!offered.is_empty(), "the way back is open");
+        for to in &offered {
+            assert!(
+                !board.in_zoc_of(Side::Chinese, *to),
+                "{to} is in Chinese ZOC"
+            );
+        }
+    }
 }
