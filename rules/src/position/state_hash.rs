@@ -653,6 +653,9 @@ mod tests {
         assert!(bin * 4 < json, "compact {bin} bytes against JSON {json}");
     }
 
+    /// A named change to one field of the state.
+    type Change = (&'static str, Box<dyn Fn(&mut State)>);
+
     /// Each field of the state, changed alone, changes the encoding — the dice included.
     #[test]
     fn every_field_of_the_state_is_in_the_encoding() {
@@ -660,7 +663,7 @@ mod tests {
         let base = all.last().unwrap().clone();
         let before = compact(&base);
         let hex: Hex = "1512".parse().unwrap();
-        let changes: Vec<(&str, Box<dyn Fn(&mut State)>)> = vec![
+        let changes: Vec<Change> = vec![
             ("turn", Box::new(|s| s.turn += 1)),
             (
                 "phase",
