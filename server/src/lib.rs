@@ -7,6 +7,7 @@
 pub mod games;
 pub mod load;
 pub mod map_svg;
+pub mod observe;
 pub mod replay;
 pub mod server;
 pub mod sim;

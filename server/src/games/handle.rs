@@ -64,6 +64,9 @@ pub enum GameError {
     OutOfRange { at: u64, len: u64 },
     #[error("this game has as many connections as the server allows")]
     TooManyConnections,
+    /// The creator already has this many open games (waiting for an opponent).
+    #[error("you already have {0} games waiting for an opponent; start playing one, or wait until one is joined")]
+    TooManyOpen(u32),
     #[error("the server is shutting down")]
     ShuttingDown,
     /// The task has stopped (idle unload or shutdown); ask the registry again.

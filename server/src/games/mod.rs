@@ -3,10 +3,12 @@
 //! log (replaying through the rules and checking every stored state hash). A log that does not
 //! replay is a loud error and the game is held as broken — never silently "fixed".
 //!
-//! The registry also answers the questions that need the whole log rather than the live
+//! The registry also prepares the questions that need the whole log rather than the live
 //! state: the view after any number of actions (`state?at=N`), with a small cache so that
-//! stepping through a game replays each action once.
+//! stepping through a game replays each action once (the replay itself runs where the caller
+//! puts expensive work).
 
+mod expiry;
 mod frames;
 mod handle;
 mod task;
@@ -48,6 +50,15 @@ pub struct GamesConfig {
     /// Where each accepted action's time goes, recorded only for benchmarks
     /// (`--bench-routes`).
     pub stages: Option<Arc<crate::load::stages::StageTimes>>,
+}
+
+/// Who asks for a new game, for the cap on open games per creator.
+#[derive(Clone, Debug)]
+pub struct Creator {
+    /// The limiter's key of the client (`ip:203.0.113.7`).
+    pub key: String,
+    /// The most open games it may have; `None`: no cap.
+    pub max_open: Option<u32>,
 }
 
 /// A new game, as its creator learns it. The token is not stored anywhere.
@@ -121,14 +132,19 @@ impl Games {
         &self.inner.scenario
     }
 
-    /// Create a game with its creator in `side`'s seat, and start its task.
-    /// Create a game; with `position`, it starts from that custom position (checked by the
-    /// caller) instead of the setup of section 22.
+    /// Create a game with its creator in `side`'s seat, and start its task; with `position`,
+    /// it starts from that custom position (checked by the caller) instead of the setup of
+    /// section 22. Refused when `creator` already has as many open games as it may.
+    ///
+    /// The game's slot is locked before the row is written and released only once its task
+    /// is registered: a request for the new id in between (it is listed as soon as it is
+    /// committed) waits, instead of loading a second copy of the game from the store.
     pub async fn create(
         &self,
         side: Side,
         name: String,
         position: Option<&Position>,
+        creator: Option<&Creator>,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
@@ -143,7 +159,10 @@ impl Games {
             .map_err(|e| GameError::Internal(e.to_string()))?;
         let (token, token_hash) = tokens::new_token();
         let commitment = seed_commitment(&seed);
-        self.inner
+        let slot = self.slot(id);
+        let mut registered = slot.lock().await;
+        let written = self
+            .inner
             .store
             .create_game(&NewGame {
                 id,
@@ -153,11 +172,28 @@ impl Games {
                 side,
                 token_hash: token_hash.clone(),
                 position: position_json,
+                creator: creator.map(|c| c.key.clone()),
+                max_open: creator.and_then(|c| c.max_open),
             })
-            .await?;
+            .await;
+        match written {
+            Ok(true) => {}
+            Ok(false) => {
+                drop(registered);
+                self.lock_slots().remove(&id);
+                let cap = creator.and_then(|c| c.max_open).unwrap_or(0);
+                return Err(GameError::TooManyOpen(cap));
+            }
+            Err(e) => {
+                drop(registered);
+                self.lock_slots().remove(&id);
+                return Err(e.into());
+            }
+        }
         let seats = vec![(side, token_hash)];
         let handle = self.spawn(id, game, 0, GameStatus::Open, seats)?;
-        *self.slot(id).lock().await = Slot::Live(handle);
+        *registered = Slot::Live(handle);
+        drop(registered);
         tracing::info!(game = %id, side = side.as_str(), "game created");
         Ok(Created {
             id,
@@ -257,8 +293,11 @@ impl Games {
         Ok((loaded, broken))
     }
 
-    /// The view's JSON after the first `at` actions of game `id` (0: the setup).
-    pub async fn state_at(&self, id: Uuid, at: u64) -> Result<String, GameError> {
+    /// What it takes to compute the view after the first `at` actions of game `id` (0: the
+    /// setup): the replay to resume (the cached position nearest before `at`, else the start)
+    /// and the log rows to replay. Reading only; the CPU work is [`Past::replay`], which the
+    /// caller runs where expensive work belongs.
+    pub async fn past(&self, id: Uuid, at: u64) -> Result<Past, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
         let len = store.log_len(id).await?;
@@ -281,15 +320,32 @@ impl Games {
             .map_err(|e| GameError::Corrupt(e.to_string()))?,
         };
         let rows = store.log(id, replayer.seq(), at).await?;
-        let game = replay_blocking(replayer, rows).await?;
-        let view =
-            serde_json::to_string(&game.view()).map_err(|e| GameError::Internal(e.to_string()))?;
+        Ok(Past {
+            id,
+            at,
+            replayer,
+            rows,
+        })
+    }
+
+    /// Keep the position a [`Past`] reached, so stepping on through the game replays each
+    /// action once.
+    pub fn remember(&self, id: Uuid, at: u64, game: Game) {
         let mut states = self.lock_states();
         if states.len() >= STATE_CACHE {
             states.clear();
         }
         states.insert(id, (at, game));
-        Ok(view)
+    }
+
+    /// The handle of game `id` if its task is running now; never loads it.
+    pub fn loaded(&self, id: Uuid) -> Option<GameHandle> {
+        let slot = self.lock_slots().get(&id)?.clone();
+        let guard = slot.try_lock().ok()?;
+        match &*guard {
+            Slot::Live(h) if !h.is_closed() => Some(h.clone()),
+            _ => None,
+        }
     }
 
     /// Load game `id` from the store: replay its log and start its task.
@@ -335,9 +391,11 @@ impl Games {
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
         let handle = GameHandle::new(id, tx, inner.config.max_connections);
-        inner
-            .tracker
-            .spawn(task.run(rx, inner.shutdown.clone(), inner.config.idle));
+        let run = task.run(rx, inner.shutdown.clone(), inner.config.idle);
+        inner.tracker.spawn(async move {
+            let _loaded = crate::observe::Held::new(crate::observe::GAMES_LOADED);
+            run.await;
+        });
         Ok(handle)
     }
 
@@ -359,6 +417,36 @@ impl Games {
             .states
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A past state to compute: see [`Games::past`].
+pub struct Past {
+    pub id: Uuid,
+    pub at: u64,
+    replayer: Replayer,
+    rows: Vec<ActionRow>,
+}
+
+impl Past {
+    /// Replay up to the state asked for, checking every stored hash, and serialize its view.
+    /// `Ok(None)` when `stop` said to stop first (a spent work budget).
+    pub fn replay(mut self, stop: impl Fn() -> bool) -> Result<Option<(Game, String)>, GameError> {
+        for row in &self.rows {
+            if stop() {
+                return Ok(None);
+            }
+            let entry = row
+                .to_entry()
+                .map_err(|e| GameError::Corrupt(e.to_string()))?;
+            self.replayer
+                .step(&entry)
+                .map_err(|e| GameError::Corrupt(e.to_string()))?;
+        }
+        let game = self.replayer.into_game();
+        let view =
+            serde_json::to_string(&game.view()).map_err(|e| GameError::Internal(e.to_string()))?;
+        Ok(Some((game, view)))
     }
 }
 

@@ -7,6 +7,11 @@
 //! If a batch fails, its entries are retried one by one so that one bad entry cannot take the
 //! others' actions down with it.
 //!
+//! The writer reports its own [`Health`]: whether its last commit succeeded and how many
+//! actions wait for it (`/healthz`). After a failure (a full disk, say), a health check asks it
+//! for a [`Writer::probe`] — a one-row write through the same connection — so that health comes
+//! back as soon as writing does, not only with the next action.
+//!
 //! The writer keeps one connection for itself, and a batch that is one `INSERT` (one chunk, no
 //! game finished) is committed by that statement alone, in SQLite's autocommit: sqlx runs every
 //! statement on the connection's own thread, so `acquire` (with its ping), `BEGIN`, `INSERT`
@@ -19,6 +24,7 @@ use siege_protocol::{Phase, Side};
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -51,6 +57,8 @@ pub struct Entry {
 
 enum Msg {
     Append(Entry, oneshot::Sender<Result<(), StoreError>>),
+    /// Write the health row, to learn whether writing works again.
+    Probe(oneshot::Sender<Result<(), StoreError>>),
     Close(oneshot::Sender<()>),
 }
 
@@ -58,6 +66,33 @@ enum Msg {
 #[derive(Clone, Debug)]
 pub struct Writer {
     tx: mpsc::Sender<Msg>,
+    health: Arc<Health>,
+}
+
+/// Whether the writer can store actions, as its last write found.
+#[derive(Debug)]
+pub struct Health {
+    /// The last transaction (an append or a probe) committed.
+    last_ok: AtomicBool,
+    /// When the last transaction ended, in Unix milliseconds (0: none yet).
+    last_at: AtomicI64,
+}
+
+impl Health {
+    fn record(&self, ok: bool) {
+        self.last_ok.store(ok, Ordering::Relaxed);
+        self.last_at.store(super::now_ms(), Ordering::Relaxed);
+    }
+
+    /// Whether the last write succeeded (true before any write).
+    pub fn last_ok(&self) -> bool {
+        self.last_ok.load(Ordering::Relaxed)
+    }
+
+    /// When the last write ended, in Unix milliseconds, if there was one.
+    pub fn last_at(&self) -> Option<i64> {
+        Some(self.last_at.load(Ordering::Relaxed)).filter(|t| *t > 0)
+    }
 }
 
 impl std::fmt::Debug for Msg {
@@ -82,8 +117,38 @@ impl Writer {
         stages: Option<Arc<StageTimes>>,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH), stages));
-        (Writer { tx }, task)
+        let health = Arc::new(Health {
+            last_ok: AtomicBool::new(true),
+            last_at: AtomicI64::new(0),
+        });
+        let task = tokio::spawn(run(
+            store,
+            rx,
+            max_batch.clamp(1, MAX_BATCH),
+            stages,
+            health.clone(),
+        ));
+        (Writer { tx, health }, task)
+    }
+
+    /// The writer's health.
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// Actions waiting for the writer.
+    pub fn queue_depth(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+
+    /// Write the health row through the writer's own connection: whether writing works now.
+    pub async fn probe(&self) -> Result<(), StoreError> {
+        let (done, wait) = oneshot::channel();
+        self.tx
+            .send(Msg::Probe(done))
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
+        wait.await.map_err(|_| StoreError::WriterGone)?
     }
 
     /// Append `entry` and wait until it is committed.
@@ -120,6 +185,23 @@ impl Link {
         Ok(&mut **self.conn.insert(conn))
     }
 
+    /// The health probe: one row rewritten in autocommit (a write that needs the disk as an
+    /// action does).
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        let conn = self.conn().await?;
+        let result = sqlx::query(
+            "INSERT INTO health (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+        )
+        .bind(super::now_ms())
+        .execute(&mut *conn)
+        .await;
+        if result.is_err() {
+            self.conn = None;
+        }
+        result?;
+        Ok(())
+    }
+
     /// One transaction of `entries`; a failure gives the connection back to the pool (which
     /// checks it before lending it again).
     async fn write(&mut self, entries: &[&Entry]) -> Result<(), StoreError> {
@@ -136,27 +218,44 @@ async fn run(
     mut rx: mpsc::Receiver<Msg>,
     max_batch: usize,
     stages: Option<Arc<StageTimes>>,
+    health: Arc<Health>,
 ) {
     let mut link = Link { store, conn: None };
     let mut batch = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
+        let mut probes = Vec::new();
         match first {
             Msg::Append(e, done) => batch.push((e, done)),
+            Msg::Probe(done) => probes.push(done),
             Msg::Close(done) => closing = Some(done),
         }
         while closing.is_none() && batch.len() < max_batch {
             match rx.try_recv() {
                 Ok(Msg::Append(e, done)) => batch.push((e, done)),
+                Ok(Msg::Probe(done)) => probes.push(done),
                 Ok(Msg::Close(done)) => closing = Some(done),
                 Err(_) => break,
             }
         }
         if !batch.is_empty() {
             let (n, started) = (batch.len(), Instant::now());
-            commit(&mut link, std::mem::take(&mut batch)).await;
+            let ok = commit(&mut link, std::mem::take(&mut batch)).await;
+            let took = started.elapsed();
+            health.record(ok);
+            metrics::histogram!(crate::observe::COMMIT_SECONDS).record(took.as_secs_f64());
             if let Some(stages) = &stages {
-                stages.commit(n, started.elapsed());
+                stages.commit(n, took);
+            }
+        }
+        if !probes.is_empty() {
+            let probed = link.probe().await;
+            health.record(probed.is_ok());
+            for done in probes {
+                let _ = done.send(match &probed {
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(StoreError::Write(e.to_string())),
+                });
             }
         }
         if let Some(done) = closing {
@@ -166,27 +265,45 @@ async fn run(
     }
 }
 
-/// Commit a batch, answering every waiter.
-async fn commit(link: &mut Link, batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>) {
+/// Commit a batch, answering every waiter; whether the last write succeeded.
+async fn commit(
+    link: &mut Link,
+    batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>,
+) -> bool {
+    use crate::observe::{ACTIONS, COMMIT_FAILURES};
     let entries: Vec<&Entry> = batch.iter().map(|(e, _)| e).collect();
     match link.write(&entries).await {
         Ok(()) => {
             tracing::trace!(actions = batch.len(), "group commit");
+            metrics::counter!(ACTIONS).increment(batch.len() as u64);
             for (_, done) in batch {
                 let _ = done.send(Ok(()));
             }
+            true
         }
         Err(e) if batch.len() > 1 => {
             tracing::warn!(error = %e, actions = batch.len(), "batch failed; retrying one by one");
+            metrics::counter!(COMMIT_FAILURES).increment(1);
+            let mut last_ok = false;
             for (entry, done) in batch {
-                let _ = done.send(link.write(&[&entry]).await);
+                let written = link.write(&[&entry]).await;
+                last_ok = written.is_ok();
+                if last_ok {
+                    metrics::counter!(ACTIONS).increment(1);
+                } else {
+                    metrics::counter!(COMMIT_FAILURES).increment(1);
+                }
+                let _ = done.send(written);
             }
+            last_ok
         }
         Err(e) => {
             tracing::error!(error = %e, "appending an action failed");
+            metrics::counter!(COMMIT_FAILURES).increment(1);
             for (_, done) in batch {
                 let _ = done.send(Err(StoreError::Write(e.to_string())));
             }
+            false
         }
     }
 }
@@ -276,6 +393,8 @@ mod tests {
                     side: Side::Allied,
                     token_hash: "h".into(),
                     position: None,
+                    creator: None,
+                    max_open: None,
                 })
                 .await
                 .unwrap();
