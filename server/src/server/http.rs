@@ -189,7 +189,13 @@ fn answer_within(
 ) -> Answered {
     let mut out = Vec::from(&b"{\"answers\":["[..]);
     let mut first = true;
-    for chunk in request.queries.chunks(QUERIES_PER_CHUNK) {
+    // No query at all still checks the position.
+    let chunks: Vec<&[analysis::Query]> = if request.queries.is_empty() {
+        vec![&[]]
+    } else {
+        request.queries.chunks(QUERIES_PER_CHUNK).collect()
+    };
+    for chunk in chunks {
         if stop() {
             return Answered::OverBudget;
         }

@@ -105,18 +105,20 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         patches,
         out: Outbox::new(state.clone()),
     };
-    // The catching up is written straight to the socket, within the idle timeout: a client
-    // that resumes and then stops reading is let go, not waited for.
-    let caught_up = tokio::time::timeout(app.limits.idle_timeout, async {
-        if let Some(after) = resume_after {
-            send_missed(&mut socket, &app, connection.handle.id, after, &state).await?;
+    // A resume's missed events are written straight to the socket, within the idle timeout: a
+    // client that resumes and then stops reading is let go, not waited for. The state then
+    // goes through the outbox like everything after it.
+    if let Some(after) = resume_after {
+        let caught_up = tokio::time::timeout(
+            app.limits.idle_timeout,
+            send_missed(&mut socket, &app, connection.handle.id, after, &state),
+        )
+        .await;
+        if !matches!(caught_up, Ok(Ok(()))) {
+            return;
         }
-        send(&mut socket, state.frame(you)).await
-    })
-    .await;
-    if !matches!(caught_up, Ok(Ok(()))) {
-        return;
     }
+    connection.out.reply(Message::Text(state.frame(you)));
     drop(state);
     let (mut sink, stream) = socket.split();
     match connection.run(&mut sink, stream, &app, updates).await {
