@@ -105,13 +105,13 @@ async fn a_creation_flood_gets_429s_and_a_live_game_keeps_its_pace() {
     duel.play(20).await;
     let unloaded = duel.play(ACTIONS).await;
 
-    // 8 clients from 127.0.0.2 create games as fast as they can, for at most 20 s or 4,000
-    // requests, while the players play on.
+    // 32 clients from 127.0.0.2 create games as fast as they are answered, for at most 20 s
+    // or 500 requests each, while the players play on.
     let attacker = client_from("127.0.0.2");
     let url = format!("{base}/api/games");
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut flood = Vec::new();
-    for _ in 0..8 {
+    for _ in 0..32 {
         let (attacker, url, stop) = (attacker.clone(), url.clone(), stop.clone());
         flood.push(tokio::spawn(async move {
             let (mut created, mut limited, mut retry_after_ok) = (0u32, 0u32, true);

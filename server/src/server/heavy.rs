@@ -7,7 +7,9 @@
 //!   10), so the runtime's workers — the live games' actions — win every contest for a core and
 //!   are never queued behind a replay;
 //! - admitted only while fewer than threads + `--heavy-queue` are in hand; beyond that the
-//!   request is refused at once with 503 `busy` and `Retry-After: 1`, instead of waiting;
+//!   request is refused with 503 `busy` and `Retry-After: 1`, instead of waiting. An admitted
+//!   request does its work — reading the log as well as replaying it — only once one of the
+//!   `--heavy-threads` places is free: at most that many do any work at a time;
 //! - each within a [`Budget`] of work (`--work-budget-ms`): the job checks it as it goes and
 //!   stops when it is spent, or when its requester has gone away.
 
@@ -29,13 +31,38 @@ type Job = Box<dyn FnOnce() + Send>;
 #[derive(Clone, Debug)]
 pub struct Heavy {
     jobs: mpsc::Sender<Job>,
-    slots: Arc<Semaphore>,
+    /// Requests admitted (working or waiting to).
+    admitted: Arc<Semaphore>,
+    /// Requests working: one per thread.
+    working: Arc<Semaphore>,
     budget: Duration,
 }
 
-/// A place in the pool, held for the whole of one request.
+/// An admitted request, waiting for its turn to work.
+#[derive(Debug)]
+pub struct Admitted {
+    slot: OwnedSemaphorePermit,
+    gauge: Held,
+    working: Arc<Semaphore>,
+}
+
+impl Admitted {
+    /// Wait until one of the pool's places to work is free.
+    pub async fn start(self) -> Permit {
+        // The semaphore is never closed: acquiring fails only if it were.
+        let turn = self.working.acquire_owned().await.ok();
+        Permit {
+            _turn: turn,
+            _slot: self.slot,
+            _gauge: self.gauge,
+        }
+    }
+}
+
+/// A request's turn to work, held for the whole of its work.
 #[derive(Debug)]
 pub struct Permit {
+    _turn: Option<OwnedSemaphorePermit>,
     _slot: OwnedSemaphorePermit,
     _gauge: Held,
 }
@@ -81,14 +108,15 @@ impl Heavy {
         }
         Heavy {
             jobs,
-            slots: Arc::new(Semaphore::new(threads + queue)),
+            admitted: Arc::new(Semaphore::new(threads + queue)),
+            working: Arc::new(Semaphore::new(threads)),
             budget,
         }
     }
 
     /// A place for one expensive request, or 503 `busy` when the pool is full.
-    pub fn admit(&self) -> Result<Permit, AppError> {
-        let slot = self.slots.clone().try_acquire_owned().map_err(|_| {
+    pub fn admit(&self) -> Result<Admitted, AppError> {
+        let slot = self.admitted.clone().try_acquire_owned().map_err(|_| {
             AppError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 codes::BUSY,
@@ -96,9 +124,10 @@ impl Heavy {
             )
             .retry_after(1)
         })?;
-        Ok(Permit {
-            _slot: slot,
-            _gauge: Held::new(observe::HEAVY_QUEUE),
+        Ok(Admitted {
+            slot,
+            gauge: Held::new(observe::HEAVY_QUEUE),
+            working: self.working.clone(),
         })
     }
 
@@ -176,12 +205,16 @@ mod tests {
     #[tokio::test]
     async fn a_full_pool_refuses_at_once_and_a_budget_stops_a_job() {
         let heavy = Heavy::start(1, 1, Duration::from_millis(50));
-        let a = heavy.admit().unwrap();
+        let a = heavy.admit().unwrap().start().await;
         let b = heavy.admit().unwrap();
         let refused = heavy.admit().unwrap_err();
         assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(refused.code, codes::BUSY);
         assert_eq!(refused.retry_after, Some(1));
+        // The second waits for the first's turn to end.
+        let waiting = tokio::spawn(b.start());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished(), "one works at a time");
         // A job that loops until its budget is spent comes back.
         let steps = heavy
             .run(&a, |budget| {
@@ -195,7 +228,9 @@ mod tests {
             .await
             .unwrap();
         assert!(steps > 0);
-        drop((a, b));
+        drop(a);
+        let b = waiting.await.unwrap();
+        drop(b);
         assert!(heavy.admit().is_ok(), "places are given back");
     }
 }

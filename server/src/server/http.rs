@@ -44,7 +44,9 @@ pub async fn create(
     OptionalJson(body): OptionalJson<CreateGame>,
 ) -> Result<(StatusCode, Json<CreatedGame>), AppError> {
     let key = ClientKey::of(ip);
-    app.rates.check(Act::Create, &key)?;
+    if let Err(e) = app.rates.check(Act::Create, &key) {
+        return Err(slowly(e).await);
+    }
     let side = body.side.unwrap_or(Side::Allied);
     let name = match body.name.as_deref().map(str::trim) {
         None | Some("") => "Siege at Peking".to_string(),
@@ -144,7 +146,7 @@ pub async fn analysis(
             format!("at most {MAX_QUERIES} queries in one request"),
         ));
     }
-    let permit = app.heavy.admit()?;
+    let permit = admit(&app).await?.start().await;
     let scenario = app.games.scenario().clone();
     let max = app.limits.max_answer;
     let answered = app
@@ -229,7 +231,9 @@ pub async fn join(
     OptionalJson(body): OptionalJson<JoinGame>,
 ) -> Result<Json<JoinedGame>, AppError> {
     let id = game_id(&id)?;
-    app.rates.check(Act::Join, &ClientKey::of(ip))?;
+    if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
+        return Err(slowly(e).await);
+    }
     let (side, token) = app.games.join(id, body.side).await?;
     Ok(Json(JoinedGame {
         game_id: id.to_string(),
@@ -351,13 +355,32 @@ pub async fn state_at(
     Ok(json_text(past_view(&app, id, at).await?))
 }
 
+/// How long a refusal that says "try again later" (`rate_limited`, `busy`) takes to be
+/// answered: a client that ignores `Retry-After` and asks again at once can be refused at most
+/// once a second per connection, so a flood of refusals costs the server next to nothing.
+const REFUSAL_DELAY: Duration = Duration::from_secs(1);
+
+/// `e`, answered after [`REFUSAL_DELAY`].
+async fn slowly(e: AppError) -> AppError {
+    tokio::time::sleep(REFUSAL_DELAY).await;
+    e
+}
+
+/// A place on the pool for expensive work, or (slowly) 503 `busy`.
+async fn admit(app: &AppState) -> Result<super::heavy::Admitted, AppError> {
+    match app.heavy.admit() {
+        Ok(admitted) => Ok(admitted),
+        Err(e) => Err(slowly(e).await),
+    }
+}
+
 /// The view of game `id` after `at` actions: from the cache of past states, else replayed on
 /// the pool for expensive work within its budget, then kept.
 async fn past_view(app: &AppState, id: Uuid, at: u64) -> Result<Bytes, AppError> {
     if let Some(view) = app.past.get(id, at) {
         return Ok(view);
     }
-    let permit = app.heavy.admit()?;
+    let permit = admit(&app).await?.start().await;
     let past = app.games.past(id, at).await?;
     let replayed = app
         .heavy

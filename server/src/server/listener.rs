@@ -66,7 +66,7 @@ impl Caps {
         });
         let total = limits.max_connections.min(fit).max(1);
         if total < limits.max_connections {
-            tracing::warn!(
+            tracing::info!(
                 files = files.unwrap_or(0),
                 cap = total,
                 "connections capped below --max-connections by the file limit"
