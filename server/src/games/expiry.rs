@@ -1,7 +1,8 @@
 //! Expiry of games nobody joined (`--expire-unjoined-days`, 14 by default): an open game whose
 //! creator was never given an opponent, untouched for the expiry age, is deleted. The store
-//! finds the candidates with one query; a game that is loaded right now (somebody is looking at
-//! it) is left alone, and each deletion holds the game's slot, so it cannot race a load.
+//! finds the candidates with one query; a game somebody is connected to right now is left
+//! alone, one loaded with nobody there is let go (its task ends with its last handle), and each
+//! deletion holds the game's slot, so it cannot race a load.
 
 use super::{Games, Slot};
 use crate::store::{Store, StoreError, now_ms};
@@ -23,7 +24,8 @@ impl Games {
                 }
                 let slot = self.slot(id);
                 let mut guard = slot.lock().await;
-                if matches!(&*guard, Slot::Live(h) if !h.is_closed()) {
+                if matches!(&*guard, Slot::Live(h) if !h.is_closed() && h.connection_count() > 0)
+                {
                     continue;
                 }
                 if store.expire(id, cutoff, now).await? {

@@ -313,6 +313,13 @@ impl Server {
                 stages: stages.clone(),
             },
         );
+        // Games nobody joined are expired before the unfinished ones are loaded.
+        if let Some(age) = config.limits.expire_unjoined {
+            let expired = games.expire_unjoined(age).await?;
+            if expired > 0 {
+                tracing::info!(games = expired, "games nobody joined expired");
+            }
+        }
         let (loaded, broken) = games.rebuild_unfinished().await?;
         if broken > 0 {
             tracing::error!(
@@ -393,7 +400,9 @@ const EXPIRE_EVERY: Duration = Duration::from_secs(3600);
 async fn housekeeping(app: AppState) {
     let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
     let mut prune = tokio::time::interval(PRUNE_EVERY);
-    let mut expire = tokio::time::interval(EXPIRE_EVERY);
+    // Expiry ran at start-up: the first tick is an hour away.
+    let mut expire =
+        tokio::time::interval_at(tokio::time::Instant::now() + EXPIRE_EVERY, EXPIRE_EVERY);
     for timer in [&mut upkeep, &mut prune, &mut expire] {
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     }
