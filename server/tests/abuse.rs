@@ -165,8 +165,7 @@ async fn a_creation_flood_gets_429s_and_a_live_game_keeps_its_pace() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn open_games_are_capped_per_creator_and_x_forwarded_for_counts_only_from_a_trusted_proxy()
-{
+async fn open_games_are_capped_per_creator_and_x_forwarded_for_counts_only_from_a_trusted_proxy() {
     let _serial = SERIAL.lock().await;
     let (_server, base) = spawn_siege(
         BIN,
@@ -204,7 +203,10 @@ async fn open_games_are_capped_per_creator_and_x_forwarded_for_counts_only_from_
             assert_eq!(post(proxy.clone(), Some(client)).await.0, 201);
         }
         let (status, body) = post(proxy.clone(), Some(client)).await;
-        assert_eq!((status, &body["error"]["code"]), (429, &json!("rate_limited")));
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (429, &json!("rate_limited"))
+        );
     }
     // An untrusted peer's X-Forwarded-For is ignored: its own address is what counts.
     let direct = client_from("127.0.0.4");
@@ -389,7 +391,11 @@ async fn a_spectator_that_stops_reading_costs_less_than_100_kib() {
             }
         }
     }
-    assert_eq!(last_state, Some(current), "the resynced reader has the current state");
+    assert_eq!(
+        last_state,
+        Some(current),
+        "the resynced reader has the current state"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -458,14 +464,15 @@ async fn expensive_requests_leave_a_live_game_alone_and_are_bounded() {
                 .expect("request");
                 let status = resp.status().as_u16();
                 let bytes = resp.bytes().await.expect("body");
-                assert!(bytes.len() <= 512 * 1024 + 64, "an answer of {} bytes", bytes.len());
+                assert!(
+                    bytes.len() <= 512 * 1024 + 64,
+                    "an answer of {} bytes",
+                    bytes.len()
+                );
                 if status != 200 {
                     let body: Value = serde_json::from_slice(&bytes).expect("JSON refusal");
                     let code = body["error"]["code"].as_str().unwrap_or("");
-                    assert!(
-                        ["busy", "too_expensive"].contains(&code),
-                        "{status} {body}"
-                    );
+                    assert!(["busy", "too_expensive"].contains(&code), "{status} {body}");
                 }
                 *counts.entry(status).or_default() += 1;
             }
@@ -481,8 +488,14 @@ async fn expensive_requests_leave_a_live_game_alone_and_are_bounded() {
         }
     }
     eprintln!("32 expensive clients: answers by status {counts:?}");
-    assert!(counts.get(&200).is_some_and(|n| *n > 0), "some were answered");
-    assert!(counts.get(&503).is_some_and(|n| *n > 0), "the rest were told busy");
+    assert!(
+        counts.get(&200).is_some_and(|n| *n > 0),
+        "some were answered"
+    );
+    assert!(
+        counts.get(&503).is_some_and(|n| *n > 0),
+        "the rest were told busy"
+    );
     assert_pace("expensive requests", &unloaded, &loaded);
 
     // A request over the work budget is refused, not finished late.
@@ -514,10 +527,7 @@ async fn a_second_server_on_the_same_database_refuses_to_start() {
         stderr.contains("another siege server") && stderr.contains("pid"),
         "{stderr}"
     );
-    assert!(
-        second.stdout.is_empty(),
-        "it never said it was listening"
-    );
+    assert!(second.stdout.is_empty(), "it never said it was listening");
     // The first one serves on.
     assert!(healthy(&Http::new(&base)).await);
 }

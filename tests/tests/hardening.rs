@@ -1,10 +1,11 @@
 //! The smaller limits of docs/security.md, each shown on a real server on loopback: refusals in
 //! a row are counted through pings, a stale action is not answered with a whole state each
 //! time, a first frame over 1 MiB gets its error, every refusal speaks the JSON envelope,
-//! unknown fields are refused by name, answers carry the security headers, cross-site writes
-//! are refused, a silent socket is closed, `/healthz` reports the writer, `/metrics` counts,
-//! and games nobody joined expire while the rest stay. (The attacks on the release binary —
-//! floods, stalls, a second server — are in the server package's `abuse` tests.)
+//! unknown fields are refused by name, a request head over 32 KiB is refused, answers carry the
+//! security headers, cross-site writes are refused, a silent socket is closed, `/healthz`
+//! reports the writer, `/metrics` counts, and games nobody joined expire while the rest stay.
+//! (The attacks on the `siege` binary — floods, stalls, a second server — are in the server
+//! package's `abuse` tests.)
 
 use serde_json::{Value, json};
 use siege_tests::TestServer;
@@ -97,10 +98,28 @@ async fn every_refusal_speaks_the_json_envelope() {
     let cases: Vec<(&str, &str, String, u16, &str)> = vec![
         ("POST", "/api/analysis", String::new(), 422, "bad_json"),
         ("POST", "/api/analysis", "not json".into(), 400, "bad_json"),
-        ("POST", "/api/analysis", r#"{"x": 1}"#.into(), 422, "bad_request"),
+        (
+            "POST",
+            "/api/analysis",
+            r#"{"x": 1}"#.into(),
+            422,
+            "bad_request",
+        ),
         ("POST", "/api/analysis", big, 413, "body_too_large"),
-        ("DELETE", "/api/games", String::new(), 405, "method_not_allowed"),
-        ("GET", "/api/games?status=open&colour=red", String::new(), 400, "bad_request"),
+        (
+            "DELETE",
+            "/api/games",
+            String::new(),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            "GET",
+            "/api/games?status=open&colour=red",
+            String::new(),
+            400,
+            "bad_request",
+        ),
         ("GET", "/api/nowhere", String::new(), 404, "not_found"),
     ];
     let client = reqwest::Client::new();
@@ -122,8 +141,30 @@ async fn every_refusal_speaks_the_json_envelope() {
         );
         let answer: Value = resp.json().await.unwrap();
         assert_eq!(answer["error"]["code"], code, "{method} {path}: {answer}");
-        assert!(answer["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
     }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_head_over_32_kib_is_refused() {
+    let server = TestServer::start().await;
+    let resp = reqwest::Client::new()
+        .get(format!("{}/api/games", server.http.base))
+        .header("x-padding", "x".repeat(40 * 1024))
+        .send()
+        .await;
+    // hyper answers 431 before any handler (or, having read too much, just closes).
+    match resp {
+        Ok(r) => assert_eq!(r.status().as_u16(), 431),
+        Err(e) => assert!(e.is_request() || e.is_connect() || e.is_body(), "{e}"),
+    }
+    let (status, _) = server.http.get("/api/games").await;
+    assert_eq!(status, 200);
     server.stop().await;
 }
 
@@ -134,7 +175,12 @@ async fn unknown_fields_are_refused_by_name() {
     let (status, answer) = http.post("/api/games", r#"{"sied": "chinese"}"#).await;
     assert_eq!(status, 422, "{answer}");
     assert_eq!(answer["error"]["code"], "bad_json");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("sied"));
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sied")
+    );
     let id = http.create("allied").await["game_id"]
         .as_str()
         .unwrap()
@@ -187,14 +233,14 @@ async fn answers_carry_the_security_headers_and_cross_site_writes_are_refused() 
     let json_type = ("content-type", "application/json".to_string());
     // Another site's page: refused, whatever the body.
     let (status, answer) = post(
-        vec![
-            ("origin", "https://evil.example".into()),
-            json_type.clone(),
-        ],
+        vec![("origin", "https://evil.example".into()), json_type.clone()],
         "{}",
     )
     .await;
-    assert_eq!((status, &answer["error"]["code"]), (403, &json!("cross_origin")));
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (403, &json!("cross_origin"))
+    );
     let (status, _) = post(
         vec![("sec-fetch-site", "cross-site".into()), json_type.clone()],
         "{}",
@@ -294,14 +340,21 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     let http = server.http.clone();
     let create = || async {
         let g = http.create("allied").await;
-        (g["game_id"].as_str().unwrap().to_string(), g["token"].clone())
+        (
+            g["game_id"].as_str().unwrap().to_string(),
+            g["token"].clone(),
+        )
     };
     let (waiting, _) = create().await;
     let (joined, _) = create().await;
     http.join(&joined).await;
     // Open games in which the creator has played: one lately, one (below) long ago.
     let (played_lately, token) = create().await;
-    let mut ws = Ws::open(&http.ws_url(&played_lately), json!({"type": "join", "token": token})).await;
+    let mut ws = Ws::open(
+        &http.ws_url(&played_lately),
+        json!({"type": "join", "token": token}),
+    )
+    .await;
     let (_, s) = ws.next_state().await;
     ws.send(action_frame(&s, &s["legal_actions"][0])).await;
     ws.next_state().await;

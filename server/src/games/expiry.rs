@@ -24,8 +24,7 @@ impl Games {
                 }
                 let slot = self.slot(id);
                 let mut guard = slot.lock().await;
-                if matches!(&*guard, Slot::Live(h) if !h.is_closed() && h.connection_count() > 0)
-                {
+                if matches!(&*guard, Slot::Live(h) if !h.is_closed() && h.connection_count() > 0) {
                     continue;
                 }
                 if store.expire(id, cutoff, now).await? {

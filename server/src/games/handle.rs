@@ -65,7 +65,9 @@ pub enum GameError {
     #[error("this game has as many connections as the server allows")]
     TooManyConnections,
     /// The creator already has this many open games (waiting for an opponent).
-    #[error("you already have {0} games waiting for an opponent; start playing one, or wait until one is joined")]
+    #[error(
+        "you already have {0} games waiting for an opponent; start playing one, or wait until one is joined"
+    )]
     TooManyOpen(u32),
     #[error("the server is shutting down")]
     ShuttingDown,

@@ -130,7 +130,10 @@ mod tests {
         let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
         let h = headers(&["198.51.100.9"]);
         // An untrusted peer's header is ignored: it cannot choose whose quota it spends.
-        assert_eq!(client_ip(ip("203.0.113.5"), &h, &trusted), ip("203.0.113.5"));
+        assert_eq!(
+            client_ip(ip("203.0.113.5"), &h, &trusted),
+            ip("203.0.113.5")
+        );
         // The trusted proxy's header names the client.
         assert_eq!(client_ip(ip("10.1.2.3"), &h, &trusted), ip("198.51.100.9"));
         // A client that writes its own header gets the address the proxy saw, not its own claim.

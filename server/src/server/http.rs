@@ -455,7 +455,10 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
     metrics::gauge!(crate::observe::WRITER_QUEUE).set(app.writer.queue_depth() as f64);
     let text = crate::observe::recorder().map_or_else(String::new, |r| r.render());
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         text,
     )
         .into_response()

@@ -18,7 +18,7 @@
 //! `ConnectInfo`.
 
 use super::client::{ClientKey, is_trusted};
-use super::limits::{FD_RESERVE, Limits};
+use super::limits::{FD_RESERVE, Limits, MAX_HEAD};
 use crate::observe::{self, Held};
 use axum::Router;
 use axum::extract::ConnectInfo;
@@ -227,6 +227,7 @@ async fn serve_connection(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(caps.header_timeout)
+        .max_buf_size(MAX_HEAD)
         .keep_alive(true);
     let conn = http
         .serve_connection(TokioIo::new(io), service)

@@ -211,7 +211,12 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guard::same_origin_writes))
         .layer(DefaultBodyLimit::max(limits::MAX_FRAME));
     guard::security_headers(router)
-        .layer(TraceLayer::new_for_http().make_span_with(
+        // A refusal (busy, over a limit) is not the server failing: not an error in the log,
+        // which a flood of refusals would otherwise fill. Real failures are logged where they
+        // happen (`AppError::internal`).
+        .layer(TraceLayer::new_for_http().on_failure(
+            tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
+        ).make_span_with(
             move |req: &axum::http::Request<axum::body::Body>| {
                 // The path only: no query string, no headers — nothing that could carry a token.
                 let id = next_request.fetch_add(1, Ordering::Relaxed);
@@ -368,13 +373,7 @@ impl Server {
             per_address = self.caps.per_address,
             "connection caps"
         );
-        listener::serve(
-            self.listener,
-            app(self.state),
-            self.caps,
-            shutdown.clone(),
-        )
-        .await;
+        listener::serve(self.listener, app(self.state), self.caps, shutdown.clone()).await;
         shutdown.cancel();
         let _ = self.housekeeping.await;
         sockets.close();

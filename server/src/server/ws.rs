@@ -17,7 +17,10 @@
 
 use super::AppState;
 use super::error::WireError;
-use super::limits::{FIRST_FRAME_WITHIN, MAX_BEHIND_BYTES, MAX_FRAME, MAX_REFUSED_IN_A_ROW, RateLimiter};
+use super::limits::{
+    CLOSE_WITHIN, FIRST_FRAME_WITHIN, MAX_BEHIND_BYTES, MAX_FRAME, MAX_REFUSED_IN_A_ROW,
+    RateLimiter,
+};
 use crate::games::{
     Attached, Claim, GameError, GameHandle, Snapshot, Update, events_frame, tokens,
 };
@@ -96,7 +99,11 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         Err(e) => return refuse_and_close(&mut socket, WireError::from(&e)).await,
     };
     tracing::debug!(game = %id, conn, you = attached.you.as_str(), "attached");
-    let Attached { you, state, updates } = attached;
+    let Attached {
+        you,
+        state,
+        updates,
+    } = attached;
     let mut connection = Connection {
         you,
         handle,
@@ -128,11 +135,8 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
                 code,
                 reason: Utf8Bytes::from_static(reason),
             };
-            let _ = tokio::time::timeout(
-                app.limits.idle_timeout,
-                sink.send(Message::Close(Some(frame))),
-            )
-            .await;
+            let _ =
+                tokio::time::timeout(CLOSE_WITHIN, sink.send(Message::Close(Some(frame)))).await;
         }
     }
     tracing::debug!(game = %id, conn, "detached");
@@ -290,9 +294,8 @@ impl Connection {
             // A ping is answered but does not count as a frame that was accepted: a socket
             // refused a thousand times in a row is closed however many pings it mixes in.
             ClientFrame::Ping {} => {
-                self.out.reply(Message::Text(Utf8Bytes::from_static(
-                    r#"{"type":"pong"}"#,
-                )));
+                self.out
+                    .reply(Message::Text(Utf8Bytes::from_static(r#"{"type":"pong"}"#)));
                 Ok(())
             }
             ClientFrame::Join { .. }
@@ -563,7 +566,9 @@ async fn transport_error(sink: &mut SplitSink<WebSocket, Message>, e: &axum::Err
             "the frame is larger than the server reads at all",
         );
         observe::refused(wire.code);
-        let _ = sink.send(Message::Text(Utf8Bytes::from(wire.frame()))).await;
+        let _ = sink
+            .send(Message::Text(Utf8Bytes::from(wire.frame())))
+            .await;
         return Stop::Close(close_code::SIZE, "frame too large");
     }
     Stop::Gone
@@ -594,7 +599,7 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
         code,
         reason: Utf8Bytes::from_static(reason),
     };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = tokio::time::timeout(CLOSE_WITHIN, socket.send(Message::Close(Some(frame)))).await;
 }
 
 /// `GET /bench/echo` (with `--bench-routes`): echo every text frame, for the load generator.
