@@ -4,16 +4,14 @@
 
 use proptest::prelude::*;
 use siege_rules::analysis::{Query, Request, answer};
-use siege_rules::position::Position;
+use siege_rules::custom::Position;
 use siege_rules::random::Bot;
 use siege_rules::state::{State, Step};
 use siege_rules::{Action, Game, Scenario};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 fn scenario() -> Arc<Scenario> {
-    static SCN: OnceLock<Arc<Scenario>> = OnceLock::new();
-    SCN.get_or_init(|| Arc::new(Scenario::load_default().expect("loads")))
-        .clone()
+    Scenario::shipped().expect("the shipped scenario loads")
 }
 
 /// A state a position can express exactly: a main step just begun, nothing selected or pending,
@@ -26,7 +24,7 @@ fn expressible(game: &Game) -> bool {
     let scn = game.scenario();
     match st.step {
         Step::Move { group: None } => {
-            let mover = siege_rules::movement::mover(st.phase);
+            let mover = siege_rules::state::phasing_side(st.phase);
             scn.counters
                 .counters
                 .iter()

@@ -18,7 +18,7 @@ pub use frames::{Snapshot, Update, events_frame};
 pub use handle::{Attached, Claim, ConnectionGuard, GameError, GameHandle, Info};
 
 use crate::replay::{Replayer, seed_commitment};
-use crate::rules::position::Position;
+use crate::rules::custom::Position;
 use crate::rules::{Game, Scenario};
 use crate::store::{ActionRow, NewGame, Store, StoreError};
 use futures_util::StreamExt;
@@ -256,6 +256,18 @@ impl Games {
     pub async fn info(&self, id: Uuid) -> Result<Info, GameError> {
         match self.get(id).await?.info().await {
             Err(GameError::Gone) => self.get(id).await?.info().await,
+            other => other,
+        }
+    }
+
+    /// Whether the side to act in game `id` could take `action` now, and if not why.
+    pub async fn explain(
+        &self,
+        id: Uuid,
+        action: crate::rules::Action,
+    ) -> Result<siege_protocol::Explanation, GameError> {
+        match self.get(id).await?.explain(action.clone()).await {
+            Err(GameError::Gone) => self.get(id).await?.explain(action).await,
             other => other,
         }
     }

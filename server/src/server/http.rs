@@ -1,4 +1,4 @@
-//! The HTTP API of PROTOCOL.md: create and join games, list them, read a game, its log and its
+//! The HTTP API of docs/protocol.md: create and join games, list them, read a game, its log and its
 //! state at any point, the scenario for the page, the health check and the metrics. Handlers
 //! only translate; the games registry and the store do the work — and the expensive part of a
 //! request (a replay, an analysis) runs on the pool for expensive work, behind its limits.
@@ -9,7 +9,7 @@ use super::error::{AppError, AppJson, AppQuery, OptionalJson};
 use super::rate::Act;
 use crate::games::Creator;
 use crate::rules::analysis;
-use crate::rules::position::{Position, PositionError};
+use crate::rules::custom::{Position, PositionError};
 use crate::store::{now_ms, rfc3339, seats_of};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -19,7 +19,8 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use siege_protocol::{
-    CreateGame, CreatedGame, GameInfo, GameStatus, GameSummary, JoinGame, JoinedGame, Side, codes,
+    CreateGame, CreatedGame, Explain, Explanation, GameInfo, GameStatus, GameSummary, JoinGame,
+    JoinedGame, Side, codes,
 };
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -242,6 +243,25 @@ pub async fn join(
     }))
 }
 
+/// `POST /api/games/{id}/explain`: whether the side to act could take an action now and, if
+/// not, the rules' refusal with its rule — for a page to say why a click is no order. Read
+/// only: nothing is applied or logged.
+pub async fn explain(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    AppJson(body): AppJson<serde_json::Value>,
+) -> Result<Json<Explanation>, AppError> {
+    let id = game_id(&id)?;
+    let request: Explain<crate::rules::Action> = serde_json::from_value(body).map_err(|e| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_REQUEST,
+            format!("expected {{\"action\": an action of this game}}: {e}"),
+        )
+    })?;
+    Ok(Json(app.games.explain(id, request.action).await?))
+}
+
 /// The query of `GET /api/games`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -380,7 +400,7 @@ async fn past_view(app: &AppState, id: Uuid, at: u64) -> Result<Bytes, AppError>
     if let Some(view) = app.past.get(id, at) {
         return Ok(view);
     }
-    let permit = admit(&app).await?.start().await;
+    let permit = admit(app).await?.start().await;
     let past = app.games.past(id, at).await?;
     let replayed = app
         .heavy

@@ -1,4 +1,4 @@
-//! The HTTP and WebSocket edge of the game server (PROTOCOL.md). [`app`] builds the router
+//! The HTTP and WebSocket edge of the game server (docs/protocol.md). [`app`] builds the router
 //! from an [`AppState`], apart from any socket, so tests can drive it directly; [`Server`]
 //! locks the database, opens the store, rebuilds unfinished games, binds the address and
 //! serves until shutdown — then stops accepting, closes every socket with "going away", lets
@@ -162,7 +162,7 @@ impl AppState {
         shutdown: CancellationToken,
         config: &Config,
     ) -> AppState {
-        let scenario_json = Bytes::from(games.scenario().to_json().to_string());
+        let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
         let limits = &config.limits;
         AppState {
             games,
@@ -194,6 +194,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", post(http::create).get(http::list))
         .route("/api/games/{id}", get(http::game))
         .route("/api/games/{id}/join", post(http::join))
+        .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
         .route("/api/games/{id}/state", get(http::state_at))
         .route("/api/analysis", post(http::analysis))
