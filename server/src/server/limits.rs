@@ -43,8 +43,9 @@ pub const MAX_BEHIND_BYTES: usize = 32 * 1024;
 /// stalled reader holds this much; an action's events and state frames still leave in one
 /// write when the state frame is larger (it always is).
 pub const WRITE_BUFFER: usize = 16 * 1024;
-/// The most bytes a request's head (request line and headers) may take: hyper buffers the
-/// head while it arrives, and a slow client must not make it hold hundreds of kilobytes.
+/// The most bytes a request's head (request line and headers) may take (431 beyond): hyper
+/// buffers the head while it arrives, and a slow client must not make it hold hundreds of
+/// kilobytes.
 pub const MAX_HEAD: usize = 32 * 1024;
 /// How long a WebSocket's closing frame may take to leave: a stalled reader must not hold up
 /// shutdown.

@@ -227,7 +227,7 @@ async fn serve_connection(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(caps.header_timeout)
-        .max_buf_size(MAX_HEAD)
+        .max_header_size(MAX_HEAD)
         .keep_alive(true);
     let conn = http
         .serve_connection(TokioIo::new(io), service)
