@@ -653,8 +653,8 @@ mod tests {
         assert!(bin * 4 < json, "compact {bin} bytes against JSON {json}");
     }
 
-    /// A named change to one field of the state.
-    type Change = (&'static str, Box<dyn Fn(&mut State)>);
+    /// A named change to one field of a state.
+    type Change<'a> = (&'a str, Box<dyn Fn(&mut State)>);
 
     /// Each field of the state, changed alone, changes the encoding — the dice included.
     #[test]
