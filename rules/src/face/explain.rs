@@ -1,7 +1,7 @@
 //! Why an action was refused, in words with the rule that refused it. Only reached on the error
 //! path: the legal-action list decides legality; this finds the most useful explanation.
 
-use crate::mechanics::movement;
+use crate::mechanics::{entry, movement, setup};
 use crate::position::action::Action;
 use crate::position::hex_index::HexIndex;
 use crate::position::stacking;
@@ -17,6 +17,9 @@ use siege_protocol::codes;
 
 /// The refusal of `action`, which is not among `legal`.
 pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) -> RuleError {
+    if let Some(e) = by_rule(scn, st, action) {
+        return e;
+    }
     let same_kind = legal.iter().any(|a| a.same_kind(action));
     if !same_kind {
         let wanted: std::collections::BTreeSet<String> = legal.iter().map(Action::kind).collect();
@@ -56,6 +59,25 @@ pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) ->
             serde_json::to_string(action).unwrap_or_default()
         ),
     )
+}
+
+/// The refusal of the rule that forbids `action`, for the actions whose rules say more than
+/// "not one of the choices": entering at a full or wrong hex (22, 7, R6), selecting while
+/// another stack is selected (5), placing outside the setup area or over the limit (22, 7).
+fn by_rule(scn: &Scenario, st: &State, action: &Action) -> Option<RuleError> {
+    match (action, &st.step) {
+        (Action::Enter { hex, units }, Step::Entry { .. }) => {
+            entry::why_not_enter(scn, st, *hex, units)
+        }
+        (Action::SelectStack { hex }, Step::Move { .. }) => {
+            movement::why_not_select(scn, st, Some(*hex))
+        }
+        (Action::SelectUnit { unit }, Step::Move { .. }) => {
+            movement::why_not_select(scn, st, st.unit(*unit).hex())
+        }
+        (Action::Place { hex }, Step::AlliedSetup { .. }) => setup::why_not_place(scn, st, *hex),
+        _ => None,
+    }
 }
 
 /// Why a stack in `from` cannot move to `to` (5.1, 6, 7, 18.1).

@@ -10,7 +10,7 @@ use crate::mechanics::losses;
 use crate::mechanics::ruins;
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
-use crate::position::event::EventKind;
+use crate::position::event::{Event, EventKind};
 use crate::position::hex_index::HexIndex;
 use crate::position::pending::Pending;
 use crate::position::state::ground;
@@ -49,12 +49,21 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
                 out.push(Action::Pass);
             }
         }
-        Step::BigGunFire { .. } => {
-            out.extend(
-                Direction::ALL
-                    .into_iter()
-                    .map(|direction| Action::Fire { direction }),
-            );
+        Step::BigGunFire { shot } => {
+            out.extend(Direction::ALL.into_iter().map(|direction| Action::Fire {
+                direction,
+                shots: None,
+            }));
+            // Every shot the firing gun has left, in one direction, when there are two or more.
+            let left = SHOTS - usize::from(shot) % SHOTS;
+            if left >= 2 && usize::from(shot) / SHOTS < st.big_guns.len() {
+                let shots = u8::try_from(left).ok();
+                out.extend(
+                    Direction::ALL
+                        .into_iter()
+                        .map(|direction| Action::Fire { direction, shots }),
+                );
+            }
         }
         _ => {}
     }
@@ -71,15 +80,53 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
                 format!("Big Gun {n} is placed at {hex} (10)"),
             );
         }
-        Action::Fire { direction } => fire(ctx, *direction),
+        Action::Fire {
+            direction,
+            shots: None,
+        } => fire(ctx, *direction, false),
+        Action::Fire {
+            direction,
+            shots: Some(n),
+        } => volley(ctx, *direction, *n),
         _ => {}
     }
 }
 
-fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
+/// Fire up to `shots` shots of the firing gun in one direction (10). Each shot is rolled and
+/// applied as if fired on its own; the volley stops after a shot that costs a step or a unit,
+/// because someone must then choose (which unit loses the step) or the checks that follow every
+/// action must run (civilians lost) before the next shot, exactly as shot by shot. In the log
+/// each shot's event comes before the ruin or destroyed fortification it caused.
+fn volley(ctx: &mut Ctx<'_>, direction: Direction, shots: u8) {
+    let Step::BigGunFire { shot: first } = ctx.st.step else {
+        return;
+    };
+    let gun = usize::from(first) / SHOTS;
+    for _ in 0..shots {
+        let Step::BigGunFire { shot } = ctx.st.step else {
+            return;
+        };
+        if usize::from(shot) / SHOTS != gun || usize::from(shot) / SHOTS >= ctx.st.big_guns.len() {
+            return;
+        }
+        let mark = ctx.events.len();
+        fire(ctx, direction, true);
+        let hurt = ctx.events[mark..]
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Eliminated { .. }));
+        if hurt || !ctx.st.pending.is_empty() {
+            return;
+        }
+    }
+}
+
+/// Fire the next shot in `direction` (10). With `shot_first` the shot's event is logged before
+/// the ruin or destroyed fortification it causes; a single shot has always logged them after.
+fn fire(ctx: &mut Ctx<'_>, direction: Direction, shot_first: bool) {
     let Step::BigGunFire { shot } = ctx.st.step else {
         return;
     };
+    let mark = ctx.events.len();
     let gun = ctx.st.big_guns[usize::from(shot) / SHOTS];
     ctx.st.step = Step::BigGunFire { shot: shot + 1 };
     let die = ctx.roll();
@@ -101,8 +148,8 @@ fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
         direction.name(),
         damage_die.map_or(String::new(), |d| format!(", damage die {d}"))
     );
-    ctx.emit(
-        EventKind::Shot {
+    let event = Event {
+        kind: EventKind::Shot {
             gun,
             direction,
             die,
@@ -112,7 +159,12 @@ fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
             effect,
         },
         text,
-    );
+    };
+    if shot_first {
+        ctx.events.insert(mark, event);
+    } else {
+        ctx.events.push(event);
+    }
     if usize::from(shot + 1) >= SHOTS * ctx.st.big_guns.len() {
         ctx.st.big_guns.clear();
     }

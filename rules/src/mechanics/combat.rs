@@ -136,6 +136,44 @@ fn can_add(scn: &Scenario, st: &State, board: &HexIndex, d: &Declaration, u: Uni
     true
 }
 
+/// Every unit that may still join `d` from a hex adjacent to all its defending hexes (normal
+/// combat, 8.1.2), with the leaders stacked with those units or with attackers already in it
+/// (11.1): "add every adjacent unit" in one decision. In counter order.
+pub fn adjacent_group(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    d: &Declaration,
+) -> Vec<UnitId> {
+    let adjacent =
+        |u: UnitId| mode(scn, st, board, d.side, u, &d.defenders) == Some(Mode::Adjacent);
+    let mut units: Vec<UnitId> = scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == d.side && c.kind != UnitKind::Leader)
+        .map(|c| c.id)
+        .filter(|u| adjacent(*u) && can_add(scn, st, board, d, *u))
+        .collect();
+    let hexes: Vec<Hex> = units
+        .iter()
+        .chain(d.attackers.iter())
+        .filter(|u| scn.counters.get(**u).kind != UnitKind::Leader)
+        .filter_map(|u| st.unit(*u).hex())
+        .collect();
+    units.extend(
+        scn.counters
+            .counters
+            .iter()
+            .filter(|c| c.side == d.side && c.kind == UnitKind::Leader)
+            .map(|c| c.id)
+            .filter(|l| !d.attackers.contains(l) && adjacent(*l))
+            .filter(|l| st.unit(*l).hex().is_some_and(|h| hexes.contains(&h))),
+    );
+    units.sort();
+    units
+}
+
 /// Whether artillery piece `a` may add its bonus to `d` (9): manned, within 4 hexes of and in
 /// line of sight of every defending hex, not yet used this phase, never in a bayonet charge.
 fn artillery_ok(scn: &Scenario, st: &State, board: &HexIndex, d: &Declaration, a: UnitId) -> bool {
@@ -286,6 +324,10 @@ fn declaration_legal(
                 out.push(Action::AddAttacker { unit: c.id });
             }
         }
+        let every = adjacent_group(scn, st, board, d);
+        if every.len() >= 2 {
+            out.push(Action::AddAttackers { units: every });
+        }
         for &unit in &d.attackers {
             out.push(Action::RemoveAttacker { unit });
         }
@@ -369,6 +411,13 @@ fn edit(scn: &Scenario, st: &State, d: &mut Declaration, action: &Action) {
     match action {
         Action::AddDefender { hex } => d.defenders.push(*hex),
         Action::AddAttacker { unit } => d.attackers.push(*unit),
+        Action::AddAttackers { units } => {
+            for u in units {
+                if !d.attackers.contains(u) {
+                    d.attackers.push(*u);
+                }
+            }
+        }
         Action::RemoveAttacker { unit } => {
             d.attackers.retain(|u| u != unit);
             d.leader_use.retain(|(l, _)| l != unit);
@@ -457,17 +506,23 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
         }
         Some(d) => {
             let r = crate::mechanics::report::compute(scn, st, d);
-            let mut s = format!(
-                "Attack on {}: {} against {} = {}",
-                d.defenders
-                    .iter()
-                    .map(Hex::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                r.attack,
-                r.defence,
-                r.column
-            );
+            let hexes = d
+                .defenders
+                .iter()
+                .map(Hex::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut s = if d.attackers.is_empty() {
+                format!("Attack on {hexes}, defence {}", r.defence)
+            } else {
+                format!(
+                    "Attack on {hexes}: {} against {} = {}",
+                    r.attack, r.defence, r.odds
+                )
+            };
+            if !d.attackers.is_empty() && r.shift > 0 && r.column != r.odds {
+                s.push_str(&format!(", shifted to {} by artillery (9)", r.column));
+            }
             match r.why_not {
                 Some(why) => s.push_str(&format!(". {why}.")),
                 None => s.push_str(". Add units, artillery or leaders, or resolve."),

@@ -4,7 +4,7 @@
 //! and may move normally. Units may enter in an enemy ZOC but never into an enemy hex.
 
 use crate::position::action::Action;
-use crate::position::ctx::Ctx;
+use crate::position::ctx::{Ctx, plural};
 use crate::position::event::EventKind;
 use crate::position::hex_index::HexIndex;
 use crate::position::stacking;
@@ -79,7 +79,41 @@ fn can_enter(scn: &Scenario, board: &HexIndex, hex: Hex, points: u8) -> bool {
         && stacking::fits(board, Side::Chinese, hex, points, 0).is_ok()
 }
 
-/// The legal actions of an entry step.
+/// The off-map units of a kind, lowest id first: the order they enter in.
+fn all_of(scn: &Scenario, st: &State, kind: EntryKind) -> Vec<UnitId> {
+    scn.counters
+        .counters
+        .iter()
+        .filter(|c| st.unit(c.id).loc == Loc::OffMap)
+        .map(|c| c.id)
+        .filter(|u| kind_of(scn, st, *u) == Some(kind))
+        .collect()
+}
+
+/// The units of `kind` that enter `hex` together: the next ones waiting, as many as the hex
+/// still has room for within 30 points (7, R6). Offered only when two or more fit.
+fn group_for(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    waiting: &[UnitId],
+    hex: Hex,
+) -> Vec<UnitId> {
+    let mut group: Vec<UnitId> = Vec::new();
+    for &u in waiting {
+        let mut more = group.clone();
+        more.push(u);
+        let (points, _) = stacking::load(scn, st, &more);
+        if !can_enter(scn, board, hex, points) {
+            break;
+        }
+        group = more;
+    }
+    if group.len() >= 2 { group } else { Vec::new() }
+}
+
+/// The legal actions of an entry step: one unit of the selected kind at a map-edge hex, or as
+/// many of them as the hex has room for in one decision.
 pub fn legal(scn: &Scenario, st: &State, selected: Option<EntryKind>, out: &mut Vec<Action>) {
     let kinds = waiting(scn, st);
     if !kinds.is_empty() {
@@ -90,16 +124,111 @@ pub fn legal(scn: &Scenario, st: &State, selected: Option<EntryKind>, out: &mut 
             out.push(Action::SelectEntry { kind });
         }
     }
-    if let Some(u) = selected.and_then(|k| next_of(scn, st, k)) {
-        let board = HexIndex::new(scn, st);
-        let (points, _) = stacking::load(scn, st, &[u]);
-        for hex in perimeter() {
-            if can_enter(scn, &board, hex, points) {
-                out.push(Action::Enter { hex });
+    if let Some(kind) = selected {
+        let queue = all_of(scn, st, kind);
+        if let Some(&u) = queue.first() {
+            let board = HexIndex::new(scn, st);
+            let (points, _) = stacking::load(scn, st, &[u]);
+            let edge: Vec<Hex> = perimeter()
+                .into_iter()
+                .filter(|h| can_enter(scn, &board, *h, points))
+                .collect();
+            out.extend(edge.iter().map(|&hex| Action::Enter {
+                hex,
+                units: Vec::new(),
+            }));
+            if queue.len() >= 2 {
+                for &hex in &edge {
+                    let units = group_for(scn, st, &board, &queue, hex);
+                    if !units.is_empty() {
+                        out.push(Action::Enter { hex, units });
+                    }
+                }
             }
         }
     }
     out.push(Action::EndPhase);
+}
+
+/// Why `enter` at `hex` (with `units`, or the next unit of the selected kind) is refused, in
+/// words with the rule (19, 22, 7, R6); `None` if this rule does not refuse it.
+pub fn why_not_enter(
+    scn: &Scenario,
+    st: &State,
+    hex: Hex,
+    units: &[UnitId],
+) -> Option<crate::vocabulary::error::RuleError> {
+    use crate::vocabulary::error::RuleError;
+    use siege_protocol::codes;
+    let Step::Entry { selected } = st.step else {
+        return None;
+    };
+    let Some(kind) = selected else {
+        return Some(RuleError::illegal(
+            codes::NOT_LEGAL_NOW,
+            "22",
+            "choose which kind of unit enters first (Boxers, reduced Boxers or Imperials), then the map-edge hex (19, 22)",
+        ));
+    };
+    if !hex.is_edge() {
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "{hex} is not on the map edge: Chinese units enter only on map-edge hexes (19, 22)"
+            ),
+        ));
+    }
+    if scn.map.terrain(hex) == crate::vocabulary::map::Terrain::Canal {
+        return Some(RuleError::illegal(
+            codes::TERRAIN,
+            "5.1",
+            format!("{hex} is canal: no unit may enter it (5.1, R3)"),
+        ));
+    }
+    let board = HexIndex::new(scn, st);
+    if board.at(hex).side == Some(Side::Allied) {
+        return Some(RuleError::illegal(
+            codes::ENEMY_HEX,
+            "22",
+            format!(
+                "{hex} holds Allied units: Chinese units may enter in an Allied ZOC but never into an Allied hex (5.1, 22)"
+            ),
+        ));
+    }
+    let queue = all_of(scn, st, kind);
+    let coming: Vec<UnitId> = if units.is_empty() {
+        queue.first().copied().into_iter().collect()
+    } else {
+        units.to_vec()
+    };
+    if coming.is_empty() {
+        return None;
+    }
+    if !units.is_empty() && !queue.starts_with(units) {
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "units of the selected kind enter in counter order: the next ones waiting are {} (22)",
+                crate::position::ctx::names(scn, &queue[..queue.len().min(units.len())])
+            ),
+        ));
+    }
+    let (points, _) = stacking::load(scn, st, &coming);
+    if stacking::fits(&board, Side::Chinese, hex, points, 0).is_err() {
+        let have = board.at(hex).points;
+        return Some(RuleError::illegal(
+            codes::STACKING,
+            "7",
+            format!(
+                "{hex} already holds {have} Chinese strength points: {} more would make {}, over the 30 points a hex may hold (7, R6)",
+                points,
+                u16::from(have) + u16::from(points)
+            ),
+        ));
+    }
+    None
 }
 
 /// Apply an entry action (already known to be legal).
@@ -110,15 +239,21 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
                 selected: Some(*kind),
             }
         }
-        Action::Enter { hex } => {
+        Action::Enter { hex, units } => {
             let Step::Entry {
                 selected: Some(kind),
             } = ctx.st.step
             else {
                 return;
             };
-            if let Some(u) = next_of(ctx.scn, ctx.st, kind) {
-                enter(ctx, u, *hex);
+            if units.is_empty() {
+                if let Some(u) = next_of(ctx.scn, ctx.st, kind) {
+                    enter(ctx, u, *hex);
+                }
+            } else {
+                for &u in units {
+                    enter(ctx, u, *hex);
+                }
             }
             if next_of(ctx.scn, ctx.st, kind).is_none() {
                 ctx.st.step = Step::Entry { selected: None };
@@ -136,7 +271,8 @@ fn enter(ctx: &mut Ctx<'_>, u: UnitId, hex: Hex) {
 }
 
 /// Bring every waiting unit on, spread evenly around the map edge, one unit a hex where there
-/// is room: a sensible default for the Chinese entry (22).
+/// is room: a sensible default for the Chinese entry (22). Units already entered stay where
+/// they are, and the step stays open: the player may still take it back or end it.
 fn deploy_default(ctx: &mut Ctx<'_>) {
     let units: Vec<UnitId> = ctx
         .scn
@@ -146,9 +282,18 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
         .filter(|c| ctx.st.unit(c.id).loc == Loc::OffMap)
         .map(|c| c.id)
         .collect();
+    let kept: Vec<UnitId> = ctx
+        .scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == Side::Chinese && matches!(ctx.st.unit(c.id).loc, Loc::Map(_)))
+        .map(|c| c.id)
+        .collect();
     let ring = perimeter();
     let n = ring.len();
     let count = units.len().max(1);
+    let mut entered: Vec<UnitId> = Vec::new();
     for (i, u) in units.into_iter().enumerate() {
         let board = HexIndex::new(ctx.scn, ctx.st);
         let (points, _) = stacking::load(ctx.scn, ctx.st, &[u]);
@@ -162,10 +307,45 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
                     .find(|h| can_enter(ctx.scn, &board, *h, points))
             });
         if let Some(h) = spot {
-            enter(ctx, u, h);
+            ctx.st.unit_mut(u).loc = Loc::Map(h);
+            entered.push(u);
         }
     }
     ctx.st.step = Step::Entry { selected: None };
+    let text = default_text(ctx, "The Chinese enter by default", &entered, &kept);
+    ctx.emit(
+        EventKind::DeployedDefault {
+            side: Side::Chinese,
+            count: u16::try_from(entered.len()).unwrap_or(u16::MAX),
+            units: entered,
+            kept,
+        },
+        text,
+    );
+}
+
+/// The words of a default deployment: how many units it placed, and which units placed by hand
+/// stayed where (22).
+pub fn default_text(ctx: &Ctx<'_>, what: &str, placed: &[UnitId], kept: &[UnitId]) -> String {
+    let mut text = format!("{what}: {} placed", plural(placed.len(), "unit", "units"));
+    if !kept.is_empty() {
+        let at: Vec<String> = kept
+            .iter()
+            .map(|u| {
+                let hex = ctx
+                    .st
+                    .unit(*u)
+                    .hex()
+                    .map_or(String::new(), |h| format!(" at {h}"));
+                format!("{}{hex}", ctx.name(*u))
+            })
+            .collect();
+        text.push_str(&format!(
+            "; placed by hand and kept where they were: {}",
+            at.join(", ")
+        ));
+    }
+    text
 }
 
 /// The prompt of an entry step.
@@ -181,13 +361,22 @@ pub fn prompt(scn: &Scenario, st: &State, selected: Option<EntryKind>) -> String
     } else {
         "Chinese units enter (19, 22)"
     };
+    let wait = match count {
+        1 => "1 unit waits".to_string(),
+        n => format!("{n} units wait"),
+    };
     match selected {
         Some(k) => format!(
-            "{when}: {count} units wait off the map. Click a map-edge hex to bring on {}.",
+            "{when}: {wait} off the map. Click a map-edge hex to bring on {} (or as many as the hex holds).",
             kind_name(k)
         ),
+        None if count == 0 => {
+            format!(
+                "{when}: every unit is on the map. Look it over, take it back, or end the entry."
+            )
+        }
         None => format!(
-            "{when}: {count} units wait off the map. Choose a kind of unit, take the default spread, or end."
+            "{when}: {wait} off the map. Choose a kind of unit, take the default spread, or end."
         ),
     }
 }
@@ -250,7 +439,7 @@ mod tests {
         let hexes: Vec<Hex> = out
             .iter()
             .filter_map(|a| match a {
-                Action::Enter { hex } => Some(*hex),
+                Action::Enter { hex, .. } => Some(*hex),
                 _ => None,
             })
             .collect();

@@ -47,7 +47,7 @@ impl Snapshot {
     ) -> Result<Snapshot, serde_json::Error> {
         let to_act = game.to_act();
         let legal = match to_act {
-            Some(side) => serde_json::to_string(&game.legal_actions(side))?,
+            Some(side) => serde_json::to_string(&game.offered(side))?,
             None => "[]".to_string(),
         };
         let mut buf = Vec::with_capacity(size_hint.max(1024));
@@ -238,7 +238,7 @@ mod tests {
             assert_eq!(snap.view(), view);
             for you in [You::Allied, You::Chinese, You::Spectator] {
                 let legal = match you.side() {
-                    Some(s) => serde_json::to_string(&game.legal_actions(s)).unwrap(),
+                    Some(s) => serde_json::to_string(&game.offered(s)).unwrap(),
                     None => "[]".into(),
                 };
                 let expected = format!(

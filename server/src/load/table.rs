@@ -355,6 +355,7 @@ impl Player {
         let parsed: Vec<crate::rules::Action> = legal
             .iter()
             .filter_map(|raw| serde_json::from_str(raw.get()).ok())
+            .filter_map(|v| crate::rules::warnings::action_of(v).ok())
             .collect();
         if parsed.len() != legal.len() {
             self.out.errors.add("unknown_action");

@@ -253,6 +253,8 @@ impl Connection {
             let e = WireError::new(codes::SPECTATOR, "spectators watch; they cannot act");
             return self.refuse(socket, e).await;
         };
+        // An element of legal_actions may come back with its warning: advice, not the action.
+        let action = crate::rules::warnings::without_warning(action);
         let parsed: Result<Action, String> = serde_json::from_value(action.clone())
             .map_err(|e| e.to_string())
             .and_then(|a: Action| {
