@@ -4,9 +4,11 @@
 //! The rules are the pure core in their own crate, `siege-rules` (re-exported here as
 //! [`rules`]); everything in this crate is the edge around it.
 
+pub mod audit;
 pub mod games;
 pub mod load;
 pub mod map_svg;
+pub mod probe;
 pub mod replay;
 pub mod server;
 pub mod sim;

@@ -15,12 +15,12 @@ use crate::position::action::Action;
 use crate::position::ctx::Ctx;
 use crate::position::event::Event;
 use crate::position::state::{GameResult, Loc, State, Step};
+use crate::position::state_hash::HashVersion;
 use crate::sequence::play;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::error::RuleError;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
-use sha2::{Digest, Sha256};
 use siege_protocol::{Phase, Side};
 use std::sync::Arc;
 
@@ -37,6 +37,21 @@ pub struct Game {
     seq: u64,
     /// The decisions that may still be taken back.
     history: History,
+}
+
+/// A moment of a game to return to ([`Game::mark`], [`Game::rewind`]).
+#[derive(Clone, Debug)]
+pub struct Mark {
+    state: State,
+    seq: u64,
+    history: History,
+}
+
+impl Mark {
+    /// The state at that moment.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
 }
 
 impl Game {
@@ -114,6 +129,25 @@ impl Game {
     /// state gives the same game as the replayed log only where this is 0.
     pub fn undo_depth(&self) -> usize {
         self.history.depth()
+    }
+
+    /// What [`Game::rewind`] needs to return to this moment: the state, the seq and what may be
+    /// taken back (the history shares its positions, so this costs one state copy).
+    pub fn mark(&self) -> Mark {
+        Mark {
+            state: self.state.clone(),
+            seq: self.seq,
+            history: self.history.clone(),
+        }
+    }
+
+    /// Return to the moment `mark` was taken, as if nothing since had been applied: for an
+    /// action applied but not stored.
+    pub fn rewind(&mut self, mark: Mark) {
+        self.state = mark.state;
+        self.seq = mark.seq;
+        self.history = mark.history;
+        self.legal = std::sync::OnceLock::new();
     }
 
     /// What the side to act would take back with `undo`, if anything.
@@ -274,15 +308,15 @@ impl Game {
         view
     }
 
-    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes.
+    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes. The
+    /// hash of version 1 (the state's JSON), which games were first stored with.
     pub fn state_hash(&self) -> [u8; 32] {
-        // A mid-game state is 7–10 KB of JSON: room for it up front spares the doubling
-        // reallocations (about an eighth of the hash's time, and every logged action is hashed).
-        let mut bytes = Vec::with_capacity(16 * 1024);
-        if serde_json::to_writer(&mut bytes, &self.state).is_err() {
-            bytes.clear();
-        }
-        Sha256::digest(&bytes).into()
+        self.state_hash_v(HashVersion::Json)
+    }
+
+    /// The state hash under `version` ([`crate::position::state_hash`]).
+    pub fn state_hash_v(&self, version: HashVersion) -> [u8; 32] {
+        crate::position::state_hash::hash(&self.state, version)
     }
 
     /// The state hash as lowercase hex.

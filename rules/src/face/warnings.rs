@@ -311,3 +311,178 @@ fn fortify(scn: &Scenario, st: &State, side: Side, hex: Hex) -> Warning {
         rule: "13".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::testkit::{Kit, hex};
+    use crate::position::state::{Group, Step};
+    use siege_protocol::Phase;
+
+    /// The warnings `side` is offered now, by action.
+    fn warned(kit: &Kit, side: Side) -> Vec<(Action, Warning)> {
+        kit.game()
+            .offered(side)
+            .into_iter()
+            .filter_map(|o| o.warning.map(|w| (o.action, w)))
+            .collect()
+    }
+
+    /// An attrition step of turn 3 on an open board.
+    fn attrition() -> Kit {
+        let mut kit = Kit::open();
+        kit.at(3, Phase::AlliedMovement, Step::Attrition);
+        kit
+    }
+
+    #[test]
+    fn moving_the_only_escort_away_from_civilians_warns_of_their_loss_15() {
+        let mut kit = Kit::open();
+        let here = kit.some_clear_hex_where(|k, h| k.open_around(h, 4));
+        let civ = kit.place(UnitKind::Civilian, Side::Allied, here);
+        let escort = kit.place(UnitKind::Combat, Side::Allied, here);
+        kit.at(
+            3,
+            Phase::AlliedMovement,
+            Step::Move {
+                group: Some(Group {
+                    units: vec![escort],
+                    hex: here,
+                    spent: 0,
+                    started: false,
+                    halted: false,
+                }),
+            },
+        );
+        let warned = warned(&kit, Side::Allied);
+        let far: Vec<&(Action, Warning)> = warned
+            .iter()
+            .filter(|(a, _)| matches!(a, Action::Move { to, .. } if to.distance(here) >= 2))
+            .collect();
+        assert!(!far.is_empty(), "moves two hexes away are warned of");
+        for (_, w) in &far {
+            assert_eq!(w.rule, "15");
+            assert!(
+                w.text.contains(&kit.scn.counters.get(civ).name),
+                "{}",
+                w.text
+            );
+            assert!(w.text.contains(&here.to_string()), "{}", w.text);
+        }
+        // Staying beside the civilians costs nothing: no warning.
+        let offered = kit.game().offered(Side::Allied);
+        let beside = offered
+            .iter()
+            .find(|o| matches!(o.action, Action::Move { to, .. } if to.distance(here) == 1))
+            .expect("a move to a neighbouring hex");
+        assert_eq!(beside.warning, None);
+    }
+
+    #[test]
+    fn removing_the_gun_crew_beside_the_enemy_warns_that_the_gun_will_be_overrun_9() {
+        let mut kit = attrition();
+        let here = kit.some_clear_hex_where(|k, h| k.open_around(h, 2));
+        let gun = kit.place(UnitKind::Artillery, Side::Allied, here);
+        let crew = kit.place(UnitKind::Combat, Side::Allied, here);
+        let next = here.neighbours().next().expect("a neighbour");
+        kit.place(UnitKind::Boxer, Side::Chinese, next);
+        let w = warned(&kit, Side::Allied);
+        let (_, crew_warning) = w
+            .iter()
+            .find(|(a, _)| *a == Action::RemoveUnit { unit: crew })
+            .expect("removing the crew is warned of");
+        assert_eq!(crew_warning.rule, "9");
+        assert!(crew_warning.text.contains(&kit.scn.counters.get(gun).name));
+        // With no enemy beside the gun, the same removal leaves an empty hex only (14).
+        let boxer = kit.st.units_at(next).next().expect("the boxer");
+        kit.st.unit_mut(boxer).loc = crate::position::state::Loc::OffMap;
+        let w = warned(&kit, Side::Allied);
+        let (_, w) = w
+            .iter()
+            .find(|(a, _)| *a == Action::RemoveUnit { unit: crew })
+            .expect("still warned: the hex is left without a combat unit");
+        assert_eq!(w.rule, "14");
+    }
+
+    #[test]
+    fn removing_a_lone_unit_to_attrition_warns_the_hex_is_left_empty_but_one_of_two_does_not_14() {
+        let mut kit = attrition();
+        let a = kit.some_clear_hex_where(|k, h| k.open_around(h, 2));
+        let lone = kit.place(UnitKind::Combat, Side::Allied, a);
+        let far = kit.some_clear_hex_where(|k, h| k.open_around(h, 2) && h.distance(a) > 4);
+        let one = kit.place(UnitKind::Combat, Side::Allied, far);
+        let two = kit.place(UnitKind::Combat, Side::Allied, far);
+        let w = warned(&kit, Side::Allied);
+        assert!(
+            w.iter()
+                .any(|(x, w)| *x == Action::RemoveUnit { unit: lone } && w.rule == "14")
+        );
+        assert!(
+            !w.iter().any(
+                |(x, _)| matches!(x, Action::RemoveUnit { unit } if *unit == one || *unit == two)
+            ),
+            "a unit that leaves another beside it is removed without a warning"
+        );
+    }
+
+    #[test]
+    fn leaving_a_victory_hex_empty_warns_it_can_be_taken_21() {
+        let mut kit = attrition();
+        let (v, _) = kit.scn.map.victory_hexes()[0];
+        let holder = kit.place(UnitKind::Combat, Side::Allied, v);
+        let w = warned(&kit, Side::Allied);
+        let (_, w) = w
+            .iter()
+            .find(|(a, _)| *a == Action::RemoveUnit { unit: holder })
+            .expect("warned");
+        assert_eq!(w.rule, "21");
+        assert!(
+            w.text.contains(&format!("{v} is a victory hex")),
+            "{}",
+            w.text
+        );
+    }
+
+    #[test]
+    fn building_a_fortification_warns_it_is_for_good_13() {
+        let mut kit = Kit::open();
+        let here = kit.some_clear_hex_where(|k, h| k.open_around(h, 2));
+        for _ in 0..3 {
+            kit.place(UnitKind::Combat, Side::Allied, here);
+        }
+        kit.at(3, Phase::AlliedCombat, Step::Fortify);
+        let w = warned(&kit, Side::Allied);
+        assert!(
+            !w.is_empty(),
+            "the hex takes a fortification: {:?}",
+            kit.game().legal_actions(Side::Allied)
+        );
+        for (a, w) in &w {
+            assert!(matches!(a, Action::Fortify { .. }));
+            assert_eq!(w.rule, "13");
+        }
+        assert!(w.iter().any(|(a, _)| *a == Action::Fortify { hex: here }));
+    }
+
+    #[test]
+    fn an_offered_action_sent_back_with_its_warning_is_the_action_itself() {
+        let offered = Offered {
+            action: Action::Fortify { hex: hex("1014") },
+            warning: Some(Warning {
+                text: "for good".into(),
+                rule: "13".into(),
+            }),
+        };
+        let sent = serde_json::to_value(&offered).unwrap();
+        assert_eq!(sent["warning"]["rule"], "13");
+        assert_eq!(action_of(sent).unwrap(), offered.action);
+        let plain = serde_json::to_value(&offered.action).unwrap();
+        let again = serde_json::to_value(&offered).unwrap();
+        assert_eq!(without_warning(again), plain);
+        assert_eq!(
+            without_warning(plain.clone()),
+            plain,
+            "an element without one is unchanged"
+        );
+    }
+}

@@ -319,4 +319,61 @@ mod tests {
         assert!(!kit.st.unit(gb).reduced);
         assert!(kit.st.pending.is_empty());
     }
+
+    /// A Big Gun phase about to fire its first shot, the dice advanced `k` rolls.
+    fn about_to_fire(k: usize) -> Kit {
+        let mut kit = Kit::new();
+        for _ in 0..k {
+            kit.run_value(|ctx| ctx.roll());
+        }
+        kit.st.phase = siege_protocol::Phase::BigGun;
+        kit.st.step = Step::BigGunFire { shot: 0 };
+        kit.st.big_guns = vec![hex("1801"), hex("0120")];
+        kit
+    }
+
+    #[test]
+    fn a_volley_is_the_gun_s_shots_fired_one_by_one_each_logged_before_its_ruin_10() {
+        let mut ruins_seen = 0;
+        for k in 0..24 {
+            let kit = about_to_fire(k);
+            let mut volley = kit.game();
+            let all = Action::Fire {
+                direction: Direction::S,
+                shots: Some(4),
+            };
+            assert!(volley.legal_actions(Side::Chinese).contains(&all));
+            let events = volley.apply(Side::Chinese, &all).unwrap();
+            let shots = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Shot { .. }))
+                .count();
+            let mut single = kit.game();
+            for _ in 0..shots {
+                let one = Action::Fire {
+                    direction: Direction::S,
+                    shots: None,
+                };
+                single.apply(Side::Chinese, &one).unwrap();
+            }
+            assert_eq!(volley.state_hash(), single.state_hash(), "dice {k}");
+            // Every ruin follows the shot that landed on its hex.
+            let mut last_hit = None;
+            for e in &events {
+                match &e.kind {
+                    EventKind::Shot { hit, .. } => last_hit = *hit,
+                    EventKind::Ruined { hex } => {
+                        assert_eq!(last_hit, Some(*hex), "dice {k}: {}", e.text);
+                        ruins_seen += 1;
+                    }
+                    _ => {}
+                }
+            }
+            // The first gun's shots are all fired; the second gun has its four left.
+            if shots == 4 {
+                assert_eq!(volley.state().step, Step::BigGunFire { shot: 4 });
+            }
+        }
+        assert!(ruins_seen > 0, "some volley ruined a building");
+    }
 }

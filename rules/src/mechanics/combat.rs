@@ -796,4 +796,83 @@ mod tests {
         assert!(r.terrain_reason.contains("18.2"));
         assert_eq!(r.odds, "1-2");
     }
+
+    #[test]
+    fn add_every_adjacent_unit_brings_in_the_units_beside_the_defender_and_their_leaders_8_1_2_11_1()
+     {
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let a = kit.put("gb1", hex("1015"));
+        let b = kit.put("gb2", hex("1013"));
+        let leader = kit.put("strouts", hex("1015"));
+        let far = kit.put("vol1", hex("1011"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        kit.declare(Side::Allied, &["1014"], &[]);
+        let every = legal_now(&kit)
+            .into_iter()
+            .find_map(|x| match x {
+                Action::AddAttackers { units } => Some(units),
+                _ => None,
+            })
+            .expect("offered with two or more adjacent units");
+        assert_eq!(every, {
+            let mut v = vec![a, b, leader];
+            v.sort();
+            v
+        });
+        assert!(
+            !every.contains(&far),
+            "ranged fire is added unit by unit (8.1.1)"
+        );
+        let mut game = kit.game();
+        game.apply(
+            Side::Allied,
+            &Action::AddAttackers {
+                units: every.clone(),
+            },
+        )
+        .unwrap();
+        let d = game.state().declaration.clone().expect("still declaring");
+        for u in &every {
+            assert!(d.attackers.contains(u));
+        }
+        // Nothing adjacent is left to add: the shortcut is no longer offered.
+        assert!(
+            !game
+                .legal_actions(Side::Allied)
+                .iter()
+                .any(|x| matches!(x, Action::AddAttackers { .. }))
+        );
+    }
+
+    #[test]
+    fn an_attack_with_no_unit_yet_asks_for_units_not_for_a_leader_8_2() {
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        kit.put("gb1", hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1015"));
+        kit.declare(Side::Chinese, &["1014"], &[]);
+        let p = prompt(&kit.scn, &kit.st);
+        assert!(p.contains("no unit attacks yet"), "{p}");
+        assert!(!p.contains("leaders never attack alone"), "{p}");
+        assert!(!p.contains(" against "), "no odds before an attacker: {p}");
+    }
+
+    #[test]
+    fn the_prompt_gives_the_odds_and_the_column_artillery_shifts_them_to_9() {
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1015"));
+        let gun = kit.put("it_gun", hex("1012"));
+        kit.put("gb2", hex("1012"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        let mut d = kit.declare(Side::Allied, &["1014"], &[gb]);
+        d.artillery = vec![gun];
+        kit.st.declaration = Some(d.clone());
+        let r = crate::mechanics::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.defence, r.shift), (4, 10, 1));
+        assert_eq!((r.odds.as_str(), r.column.as_str()), ("1-3", "1-2"));
+        let p = prompt(&kit.scn, &kit.st);
+        assert!(
+            p.contains("4 against 10 = 1-3, shifted to 1-2 by artillery (9)"),
+            "{p}"
+        );
+    }
 }

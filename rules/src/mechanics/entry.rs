@@ -507,4 +507,141 @@ mod tests {
         let p = perimeter();
         assert_eq!(p.len(), Hex::all().filter(|h| h.is_edge()).count());
     }
+
+    /// A Chinese setup's entry step with Boxers selected, in a game.
+    fn boxers_selected() -> Kit {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        kit.st.phase = Phase::ChineseSetup;
+        kit.st.step = Step::Entry {
+            selected: Some(EntryKind::Boxer),
+        };
+        kit
+    }
+
+    #[test]
+    fn a_group_enters_one_edge_hex_together_as_many_as_its_30_points_hold_22_7_r6() {
+        let kit = boxers_selected();
+        let edge = hex("0501");
+        let queue = all_of(&kit.scn, &kit.st, EntryKind::Boxer);
+        let mut game = kit.game();
+        let offered = game.legal_actions(Side::Chinese);
+        let group = offered
+            .iter()
+            .find_map(|a| match a {
+                Action::Enter { hex, units } if *hex == edge && !units.is_empty() => {
+                    Some(units.clone())
+                }
+                _ => None,
+            })
+            .expect("a group entry at the edge hex");
+        // Boxers are 10 points: three fill a hex (7, R6), the next ones waiting.
+        assert_eq!(group, queue[..3].to_vec());
+        let events = game
+            .apply(
+                Side::Chinese,
+                &Action::Enter {
+                    hex: edge,
+                    units: group.clone(),
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Entered { .. }))
+                .count(),
+            3
+        );
+        for u in &group {
+            assert_eq!(game.state().unit(*u).loc, Loc::Map(edge));
+        }
+        // The hex is full now: no more entries there, and the refusal says why.
+        let again = Action::Enter {
+            hex: edge,
+            units: Vec::new(),
+        };
+        assert!(!game.legal_actions(Side::Chinese).contains(&again));
+        let e = game.apply(Side::Chinese, &again).unwrap_err();
+        assert_eq!(e.rule(), Some("7"));
+        assert!(e.to_string().contains("30 points"), "{e}");
+    }
+
+    #[test]
+    fn a_group_must_be_the_next_units_waiting_22() {
+        let kit = boxers_selected();
+        let queue = all_of(&kit.scn, &kit.st, EntryKind::Boxer);
+        let mut game = kit.game();
+        let skip = Action::Enter {
+            hex: hex("0501"),
+            units: vec![queue[1], queue[2]],
+        };
+        let before = game.state_hash();
+        let e = game.apply(Side::Chinese, &skip).unwrap_err();
+        assert_eq!(e.rule(), Some("22"));
+        assert_eq!(game.state_hash(), before);
+    }
+
+    #[test]
+    fn entering_off_the_edge_or_into_allied_units_is_refused_with_its_rule_22() {
+        let kit = boxers_selected();
+        let mut game = kit.game();
+        let inside = Action::Enter {
+            hex: hex("1515"),
+            units: Vec::new(),
+        };
+        let e = game.apply(Side::Chinese, &inside).unwrap_err();
+        assert!(e.to_string().contains("map edge"), "{e}");
+        let mut kit = boxers_selected();
+        let edge = hex("3920");
+        kit.put("gb2", edge);
+        let e = kit
+            .game()
+            .apply(
+                Side::Chinese,
+                &Action::Enter {
+                    hex: edge,
+                    units: Vec::new(),
+                },
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("Allied"), "{e}");
+    }
+
+    #[test]
+    fn the_default_entry_keeps_units_entered_by_hand_says_so_and_leaves_the_step_open_22() {
+        let mut kit = boxers_selected();
+        let first = all_of(&kit.scn, &kit.st, EntryKind::Boxer)[0];
+        kit.run(|ctx| {
+            apply(
+                ctx,
+                &Action::Enter {
+                    hex: hex("0501"),
+                    units: Vec::new(),
+                },
+            )
+        });
+        kit.st.step = Step::Entry { selected: None };
+        let mut game = kit.game();
+        let events = game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        assert_eq!(game.state().unit(first).loc, Loc::Map(hex("0501")));
+        let (units, kept) = events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::DeployedDefault { units, kept, .. } => Some((units, kept)),
+                _ => None,
+            })
+            .expect("the default entry is logged");
+        assert_eq!(kept, &vec![first]);
+        assert!(!units.contains(&first));
+        let text = &events.last().unwrap().text;
+        assert!(
+            text.contains("kept where they were") && text.contains("0501"),
+            "{text}"
+        );
+        // Every unit is on, but the entry stays open until the Chinese player ends it.
+        assert!(!any_waiting(&game.scenario().clone(), game.state()));
+        assert_eq!(game.state().phase, Phase::ChineseSetup);
+        assert_eq!(game.to_act(), Some(Side::Chinese));
+    }
 }

@@ -374,4 +374,73 @@ mod tests {
         kit.st.unit_mut(betsy).loc = Loc::Map(lonely);
         assert!(unready(&kit.scn, &kit.st).unwrap().contains("(9)"));
     }
+
+    #[test]
+    fn the_default_deployment_places_only_the_units_not_yet_placed_and_says_so_22() {
+        let mut kit = Kit::new();
+        let gb1 = kit.id("gb1");
+        let home = kit
+            .scn
+            .deployment
+            .hexes
+            .iter()
+            .find(|(u, _)| *u == gb1)
+            .map(|(_, h)| *h)
+            .expect("gb1 has a default hex");
+        // A hex of the setup area where the default deployment puts nobody.
+        let elsewhere = Hex::all()
+            .find(|h| {
+                kit.scn.map.in_setup_area(*h)
+                    && kit.ground(*h).is_clear()
+                    && kit.scn.deployment.hexes.iter().all(|(_, d)| d != h)
+            })
+            .expect("an empty hex inside the setup line");
+        assert_ne!(home, elsewhere);
+        kit.put("gb1", elsewhere);
+        let mut game = kit.game();
+        let events = game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        assert_eq!(
+            game.state().unit(gb1).loc,
+            Loc::Map(elsewhere),
+            "kept where placed"
+        );
+        let (count, units, kept) = events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::DeployedDefault {
+                    count, units, kept, ..
+                } => Some((*count, units.clone(), kept.clone())),
+                _ => None,
+            })
+            .expect("logged");
+        assert_eq!(kept, vec![gb1]);
+        assert_eq!(usize::from(count), units.len());
+        assert_eq!(units.len(), kit.scn.deployment.hexes.len() - 1);
+        let text = &events[0].text;
+        assert!(
+            text.contains(&format!("{} units placed", units.len()))
+                && text.contains(&format!("at {elsewhere}")),
+            "{text}"
+        );
+        // Every unit placed by the default stands where it may (7, 9, 15): the setup can end.
+        assert_eq!(unready(&kit.scn, game.state()), None);
+    }
+
+    #[test]
+    fn placing_outside_the_setup_line_is_refused_with_its_rule_22() {
+        let kit = Kit::new();
+        let mut game = kit.game();
+        let e = game
+            .apply(Side::Allied, &Action::Place { hex: hex("0101") })
+            .unwrap_err();
+        assert_eq!(e.rule(), Some("22"));
+        assert!(e.to_string().contains("select the unit"), "{e}");
+        let gb1 = kit.id("gb1");
+        game.apply(Side::Allied, &Action::SelectUnit { unit: gb1 })
+            .unwrap();
+        let e = game
+            .apply(Side::Allied, &Action::Place { hex: hex("0101") })
+            .unwrap_err();
+        assert!(e.to_string().contains("cannot be placed at 0101"), "{e}");
+    }
 }

@@ -219,4 +219,15 @@ mod tests {
         kit.run(check_instant);
         assert_eq!(kit.st.result.clone().unwrap().reason, "annihilation");
     }
+
+    #[test]
+    fn one_victory_hex_is_said_in_the_singular_21() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        kit.st.turn = 1;
+        kit.run(|ctx| enter(ctx, Side::Chinese, hex("3012")));
+        let events = kit.run(check_instant);
+        let text = &events.last().expect("the game ends").text;
+        assert!(text.contains("control 1 victory hex in turn 1"), "{text}");
+    }
 }
