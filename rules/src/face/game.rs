@@ -273,15 +273,12 @@ impl Game {
         let before = std::mem::replace(&mut self.state, state);
         self.seq += 1;
         self.legal = std::sync::OnceLock::new();
-        self.history.record(
-            &self.scenario,
-            side,
-            self.seq,
-            action,
-            before,
-            &self.state,
-            &events,
-        );
+        if before.dice == self.state.dice {
+            self.history
+                .record(&self.scenario, side, self.seq, action, before, &events);
+        } else {
+            self.history.forget();
+        }
         Ok(events)
     }
 

@@ -73,9 +73,14 @@ impl History {
             })
     }
 
-    /// Record `side`'s decision `action`, numbered `seq`, which turned `before` into `after`
-    /// with `events`: a die rolled forgets everything (nothing before a roll can be taken
-    /// back); a decision of the other side than the kept ones forgets theirs.
+    /// Forget everything: a die was rolled, and nothing before a roll can be taken back.
+    pub fn forget(&mut self) {
+        self.taken.clear();
+    }
+
+    /// Record `side`'s decision `action`, numbered `seq`, which left `before` with `events` and
+    /// rolled no die (else [`History::forget`]): a decision of the other side than the kept
+    /// ones forgets theirs.
     pub fn record(
         &mut self,
         scn: &Scenario,
@@ -83,13 +88,8 @@ impl History {
         seq: u64,
         action: &Action,
         before: State,
-        after: &State,
         events: &[Event],
     ) {
-        if before.dice != after.dice {
-            self.taken.clear();
-            return;
-        }
         if self.taken.last().is_some_and(|t| t.side != side) {
             self.taken.clear();
         }
