@@ -32,7 +32,7 @@ pub mod position;
 pub mod sequence;
 pub mod vocabulary;
 
-pub use face::{analysis, custom, game, random, view};
+pub use face::{analysis, custom, game, random, undo, view, warnings};
 pub use mechanics::{
     advance, attrition, bayonet, big_gun, civilians, combat, defence, entry, fortifications,
     leaders, losses, mines, movement, recovery, replacements, report, resolution, retreat, ruins,

@@ -110,10 +110,11 @@ impl Replayer {
         })
     }
 
-    /// Continue from a game already at `seq` (a cached position or a checked snapshot).
+    /// Continue from a game already at `seq` (a cached position or a checked snapshot): the
+    /// game is numbered from there, so that what it takes back is named by its log number.
     pub fn resume(game: Game, seq: u64, audit: bool, version: HashVersion) -> Replayer {
         Replayer {
-            game,
+            game: game.at_seq(seq),
             seq,
             audit,
             version,
@@ -131,7 +132,7 @@ impl Replayer {
         let events = self.apply(seq, entry.side, &action, &entry.state_hash)?;
         if self.audit {
             let ours = serde_json::to_value(&events).unwrap_or(Value::Null);
-            if ours != Value::Array(entry.events.clone()) {
+            if !events_agree(&ours, &entry.events) {
                 return Err(ReplayError::EventsMismatch { seq });
             }
         }
@@ -222,6 +223,21 @@ impl Replayer {
     pub fn into_game(self) -> Game {
         self.game
     }
+}
+
+/// Whether the replayed events say everything the logged ones say: as many, in the same order,
+/// and every field of each logged event equal to the replayed one's. Events may gain fields
+/// over time (a default deployment now lists its units): a log written before carries fewer,
+/// and what it does carry — every die, every hex, every word — must still be replayed exactly.
+fn events_agree(ours: &Value, logged: &[Value]) -> bool {
+    let Value::Array(ours) = ours else {
+        return false;
+    };
+    ours.len() == logged.len()
+        && ours.iter().zip(logged).all(|(o, l)| match (o, l) {
+            (Value::Object(o), Value::Object(l)) => l.iter().all(|(k, v)| o.get(k) == Some(v)),
+            _ => o == l,
+        })
 }
 
 /// What an audit found: every check passed.
@@ -352,6 +368,33 @@ mod tests {
         assert!(matches!(
             audit(scn, &log),
             Err(ReplayError::Gap { seq: 7, .. })
+        ));
+    }
+
+    /// A log written before an event gained a field still passes the audit; a changed field,
+    /// a missing or an extra event does not.
+    #[test]
+    fn an_audit_checks_every_logged_field_and_allows_fields_added_since() {
+        let scn = Scenario::shipped().unwrap();
+        let honest = sample_log(&scn, [9; 32], 30, HashVersion::Compact);
+        assert_eq!(honest.entries[0].action["type"], "deploy_default");
+        let mut older = honest.clone();
+        let first = older.entries[0].events[0].as_object_mut().unwrap();
+        assert_eq!(first["kind"], "deployed_default");
+        first.remove("units");
+        first.remove("kept");
+        assert!(audit(scn.clone(), &older).is_ok(), "fields added since");
+        let mut changed = honest.clone();
+        changed.entries[0].events[0]["count"] = 38.into();
+        assert!(matches!(
+            audit(scn.clone(), &changed),
+            Err(ReplayError::EventsMismatch { seq: 1 })
+        ));
+        let mut fewer = honest;
+        fewer.entries[0].events.clear();
+        assert!(matches!(
+            audit(scn, &fewer),
+            Err(ReplayError::EventsMismatch { seq: 1 })
         ));
     }
 }

@@ -27,7 +27,10 @@ fn probes(rng_pick: u64) -> Vec<Action> {
         Action::LoseStep { unit: u },
         Action::Retreat { to: h },
         Action::Place { hex: h },
-        Action::Enter { hex: h },
+        Action::Enter {
+            hex: h,
+            units: Vec::new(),
+        },
     ]
 }
 

@@ -1,7 +1,7 @@
 // The table's aids for a long game, each on a fresh game against the real server: the combat
 // results table and terrain chart on screen, the keyboard shortcuts and their help, undo and
-// the confirmation before an order with a warning (shown to the page through a tap on its
-// socket until the engine sends them), the phase track at the end of a turn, out of command on
+// the confirmation before an order with a warning (both as the engine offers them; a tap on the
+// socket only watches what the page sends), the phase track at the end of a turn, out of command on
 // the counter and in the unit's panel, victory hexes seen under counters, why a click is no
 // order, and the phone: tap to select and tap again to confirm, tools beside the map, whose
 // move next to the prompt. run.mjs runs these; alone (own server):
@@ -11,7 +11,7 @@
 import { pathToFileURL } from 'node:url';
 import { launch, newPage, shot, check, assert, finish, hexOnScreen } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
-import { legal, seqOf, waitSeq, act, pick, positions } from './drive.mjs';
+import { legal, seqOf, waitSeq, act, take, pick, positions, distance } from './drive.mjs';
 import { tapSocket, actionsSent } from './socket-tap.mjs';
 
 async function post(base, path, body) {
@@ -20,8 +20,8 @@ async function post(base, path, body) {
 }
 
 /** A new game with both seats taken: `{id, allied, chinese}` (the seats' tokens). */
-async function freshGame(base, name) {
-  const g = await post(base, '/api/games', { side: 'allied', name });
+async function freshGame(base, name, extra = {}) {
+  const g = await post(base, '/api/games', { side: 'allied', name, ...extra });
   const j = await post(base, `/api/games/${g.game_id}/join`, {});
   return { id: g.game_id, allied: g.token, chinese: j.token };
 }
@@ -100,7 +100,7 @@ export async function tableChecks(browser, base) {
     await page.context().close();
   });
 
-  await check('undo: a button and Ctrl+Z when the engine offers `undo`, saying what it takes back; nothing otherwise', async () => {
+  await check('undo: a button and Ctrl+Z when the engine offers `undo`, saying what it takes back; the position returns; nothing otherwise', async () => {
     const game = await freshGame(base, 'undo');
     const { page, tap } = await seated(browser, base, game, 'allied', 'undo', { tap: true });
     assert(await page.locator('#undo').count() === 0, 'no Undo button while the engine offers none');
@@ -108,51 +108,66 @@ export async function tableChecks(browser, base) {
     await page.keyboard.press('Control+z');
     await page.waitForSelector('.toast');
     assert(actionsSent(tap, from).length === 0, 'Ctrl+Z sends nothing when undo is not offered');
-    // Show the page the shape the engine is to send: `undo` among the legal actions and the
-    // view's `undo` saying what it would take back. The undo frames are held back.
-    tap.toPage = (f) => (f.type === 'state' && f.you === f.view.to_act
-      ? { ...f, legal_actions: [...f.legal_actions, { type: 'undo' }], view: { ...f.view, undo: { seq: f.seq, text: 'VOL 1 placed at 1513' } } }
-      : f);
-    tap.toServer = (f) => (f.type === 'action' && f.action.type === 'undo' ? null : f);
+    const placed = async () => (await positions(page)).filter((s) => s.side === 'allied').length;
+    assert(await placed() === 0, 'nothing placed yet');
     await act(page, pick(await legal(page), 'deploy_default'));
+    assert(await placed() > 10, 'the default deployment is on the map');
+    // The engine now offers `undo`, last, and the view says what it takes back.
     await page.waitForSelector('#actions #undo');
     const title = await page.getAttribute('#undo', 'title');
-    assert(/VOL 1 placed at 1513/.test(title) && /Ctrl\+Z/.test(title), `the Undo button says what it takes back: ${title}`);
+    assert(/default deployment/.test(title) && /Ctrl\+Z/.test(title), `the Undo button says what it takes back: ${title}`);
     await shot(page, '32-undo.png');
+    const seq = await seqOf(page);
     let n = tap.sent.length;
     await page.keyboard.press('Control+z');
-    await page.waitForFunction(() => document.body.classList.contains('waiting'));
-    let sent = actionsSent(tap, n);
+    await waitSeq(page, seq + 1);
+    const sent = actionsSent(tap, n);
     assert(sent.length === 1 && JSON.stringify(sent[0]) === '{"type":"undo"}', `Ctrl+Z sent ${JSON.stringify(sent)}`);
+    assert(await placed() === 0, 'the deployment is taken back: nothing on the map');
+    await page.waitForSelector(`li.entry.undone[data-seq="${seq}"]`, { state: 'attached' });
+    assert(await page.locator('#undo').count() === 0, 'nothing more to take back');
+    // Placed again, then taken back by the button.
+    await act(page, pick(await legal(page), 'deploy_default'));
+    await page.click('#actions #undo');
+    await waitSeq(page, seq + 3);
+    assert(await placed() === 0, 'the button takes it back too');
     await page.context().close();
   });
 
-  await check('a warning asks first: one more click sends the order (without the warning), Cancel sends nothing', async () => {
-    const game = await freshGame(base, 'warning');
+  await check('a warning from the engine asks first: Cancel sends nothing, one more click sends the order without it; undo brings the civilians back (15)', async () => {
+    // A custom start: a British unit escorting civilians, its move away costing them (15).
+    const position = { turn: 1, phase: 'allied_movement', units: [
+      { ref: 'b', side: 'allied', type: 'combat', nationality: 'british', hex: '1511' },
+      { ref: 'c', side: 'allied', type: 'civilian', hex: '1512' },
+      { ref: 'x', side: 'chinese', type: 'boxer', hex: '0301' }] };
+    const game = await freshGame(base, 'warning', { position });
     const { page, tap } = await seated(browser, base, game, 'allied', 'warning', { tap: true });
-    const warning = { text: 'VOL 1 already placed at 1513 stays; the others go to their default hexes', rule: '22' };
-    tap.toPage = (f) => (f.type === 'state' ? { ...f, legal_actions: f.legal_actions.map((a) => (a.type === 'deploy_default' ? { ...a, warning } : a)) } : f);
-    await page.reload();
-    await page.waitForFunction(() => document.body.dataset.seq !== undefined);
-    const deploy = pick(await legal(page), 'deploy_default');
-    assert(deploy?.warning, 'the page holds the action with its warning');
-    const btn = page.locator('#actions .buttons button.act-deploy_default');
-    assert(/⚠/.test(await btn.textContent()), 'the button shows that it will ask first');
+    await act(page, pick(await legal(page), 'select_stack'));
+    const moves = (await legal(page)).filter((a) => a.type === 'move');
+    const far = moves.find((a) => a.warning?.rule === '15' && distance(a.to, '1512') >= 2);
+    assert(far, `a move away is warned of: ${JSON.stringify(moves.slice(0, 4))}`);
+    assert(moves.some((a) => !a.warning && distance(a.to, '1512') === 1), 'a move staying beside the civilians is not');
     const seq = await seqOf(page);
-    let from = tap.sent.length;
-    await btn.click();
+    const from = tap.sent.length;
+    await take(page, far);
     await page.waitForSelector('#confirm:not([hidden])');
     const text = await page.textContent('#confirm');
-    assert(text.includes(warning.text) && /rule 22/.test(text), `the confirmation says why: ${text}`);
+    assert(/Civilians/.test(text) && /lost at once/.test(text) && /15/.test(text), `the confirmation says why: ${text}`);
     await shot(page, '33-warning.png');
     await page.click('#confirm-no');
     await page.waitForSelector('#confirm', { state: 'hidden' });
     assert(actionsSent(tap, from).length === 0, 'Cancel sent nothing');
-    await btn.click();
+    await take(page, far);
     await page.click('#confirm-yes');
     await waitSeq(page, seq + 1);
     const sent = actionsSent(tap, from);
-    assert(sent.length === 1 && JSON.stringify(sent[0]) === '{"type":"deploy_default"}', `sent without the warning: ${JSON.stringify(sent)}`);
+    assert(sent.length === 1 && JSON.stringify(sent[0]) === JSON.stringify({ type: 'move', to: far.to, mp: far.mp }), `sent without the warning: ${JSON.stringify(sent)}`);
+    const civilians = async () => (await positions(page)).some((s) => s.hex === '1512');
+    assert(!await civilians(), 'the civilians are lost');
+    await page.waitForSelector('#actions #undo');
+    await page.keyboard.press('Control+z');
+    await waitSeq(page, seq + 2);
+    assert(await civilians(), 'undo brings them back');
     await page.context().close();
   });
 

@@ -7,7 +7,6 @@ use crate::face::custom::{Position, PositionError};
 use crate::face::game::Game;
 use crate::mechanics::combat;
 use crate::mechanics::movement;
-use crate::position::action::Action;
 use crate::position::action::LeaderUse;
 use crate::position::command;
 use crate::position::declaration::Declaration;
@@ -113,7 +112,8 @@ fn one(scn: &Scenario, game: &Game, refs: &BTreeMap<String, UnitId>, q: &Query) 
         },
         Query::Odds(o) => odds(scn, st, &board, refs, o),
         Query::LegalActions { side } => {
-            let actions: Vec<Action> = game.legal_actions(*side);
+            // With the warnings a player would see before a loss (face/warnings.rs).
+            let actions = game.offered(*side);
             json!({"side": side, "to_act": game.to_act(), "legal_actions": actions, "units": refs, "rules": ["4"]})
         }
     }

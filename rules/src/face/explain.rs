@@ -1,7 +1,7 @@
 //! Why an action was refused, in words with the rule that refused it. Only reached on the error
 //! path: the legal-action list decides legality; this finds the most useful explanation.
 
-use crate::mechanics::movement;
+use crate::mechanics::{entry, movement, setup};
 use crate::position::action::Action;
 use crate::position::hex_index::HexIndex;
 use crate::position::stacking;
@@ -17,6 +17,9 @@ use siege_protocol::codes;
 
 /// The refusal of `action`, which is not among `legal`.
 pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) -> RuleError {
+    if let Some(e) = by_rule(scn, st, action) {
+        return e;
+    }
     let same_kind = legal.iter().any(|a| a.same_kind(action));
     if !same_kind {
         let wanted: std::collections::BTreeSet<String> = legal.iter().map(Action::kind).collect();
@@ -56,6 +59,28 @@ pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) ->
             serde_json::to_string(action).unwrap_or_default()
         ),
     )
+}
+
+/// The refusal of the rule that forbids `action`, for the actions whose rules say more than
+/// "not one of the choices": entering at a full or wrong hex (22, 7, R6), selecting while
+/// another stack is selected (5), placing outside the setup area or over the limit (22, 7).
+fn by_rule(scn: &Scenario, st: &State, action: &Action) -> Option<RuleError> {
+    match (action, &st.step) {
+        (Action::Enter { hex, units }, Step::Entry { .. }) => {
+            entry::why_not_enter(scn, st, *hex, units)
+        }
+        (Action::SelectStack { hex }, Step::Move { .. }) => {
+            movement::why_not_select(scn, st, Some(*hex))
+        }
+        // An id that names no unit is refused below as no choice at all.
+        (Action::SelectUnit { unit }, Step::Move { .. })
+            if st.units.get(unit.index()).is_some() =>
+        {
+            movement::why_not_select(scn, st, st.unit(*unit).hex())
+        }
+        (Action::Place { hex }, Step::AlliedSetup { .. }) => setup::why_not_place(scn, st, *hex),
+        _ => None,
+    }
 }
 
 /// Why a stack in `from` cannot move to `to` (5.1, 6, 7, 18.1).
@@ -114,4 +139,63 @@ fn explain_move(scn: &Scenario, st: &State, from: Hex, to: Hex) -> RuleError {
         "5",
         format!("{to} is not a legal destination"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::face::testkit::{Kit, hex};
+    use crate::position::action::Action;
+    use crate::position::state::{Group, Step};
+    use crate::vocabulary::units::{UnitId, UnitKind};
+    use siege_protocol::{Phase, Side};
+
+    #[test]
+    fn selecting_elsewhere_while_a_stack_is_moving_is_refused_with_rule_5_and_a_bad_id_changes_nothing()
+     {
+        let mut kit = Kit::open();
+        let a = kit.some_clear_hex_where(|k, h| k.open_around(h, 2));
+        let b = kit.some_clear_hex_where(|k, h| k.open_around(h, 2) && h.distance(a) > 4);
+        let moving = kit.place(UnitKind::Combat, Side::Allied, a);
+        let other = kit.place(UnitKind::Combat, Side::Allied, b);
+        kit.at(
+            3,
+            Phase::AlliedMovement,
+            Step::Move {
+                group: Some(Group {
+                    units: vec![moving],
+                    hex: a,
+                    spent: 1,
+                    started: true,
+                    halted: false,
+                }),
+            },
+        );
+        let mut game = kit.game();
+        let before = game.state_hash();
+        let e = game
+            .apply(Side::Allied, &Action::SelectStack { hex: b })
+            .unwrap_err();
+        assert_eq!(e.rule(), Some("5"));
+        assert!(e.to_string().contains("have begun moving"), "{e}");
+        let e = game
+            .apply(Side::Allied, &Action::SelectUnit { unit: other })
+            .unwrap_err();
+        assert_eq!(e.rule(), Some("5"));
+        // An id that names no unit is no choice: refused, never a crash.
+        assert!(
+            game.apply(Side::Allied, &Action::SelectUnit { unit: UnitId(999) })
+                .is_err()
+        );
+        assert!(
+            game.apply(
+                Side::Allied,
+                &Action::Enter {
+                    hex: hex("0501"),
+                    units: vec![UnitId(999)]
+                }
+            )
+            .is_err()
+        );
+        assert_eq!(game.state_hash(), before);
+    }
 }

@@ -2,9 +2,15 @@
 //! `view`). It owns the state and the scenario it is played on; every decision goes through
 //! [`Game::apply`], which refuses anything not in [`Game::legal_actions`] with an error citing
 //! the rule and changes nothing, or applies it and returns the events in words.
+//!
+//! Besides the state, a game keeps what the log alone decides but the state does not hold: how
+//! many actions it has applied (its `seq`) and the decisions the side to act may still take
+//! back (`face/undo.rs`). Both are rebuilt exactly by replaying the log.
 
 use crate::face::explain;
+use crate::face::undo::{History, UndoView};
 use crate::face::view::{self, View};
+use crate::face::warnings::{self, Offered};
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
 use crate::position::event::Event;
@@ -27,6 +33,25 @@ pub struct Game {
     /// asked for: `apply` checks against them and `legal_actions` hands them out; a trusted
     /// replay never needs them.
     legal: std::sync::OnceLock<Vec<Action>>,
+    /// How many actions this game has applied since its start: its place in the log.
+    seq: u64,
+    /// The decisions that may still be taken back.
+    history: History,
+}
+
+/// A moment of a game to return to ([`Game::mark`], [`Game::rewind`]).
+#[derive(Clone, Debug)]
+pub struct Mark {
+    state: State,
+    seq: u64,
+    history: History,
+}
+
+impl Mark {
+    /// The state at that moment.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
 }
 
 impl Game {
@@ -81,7 +106,53 @@ impl Game {
             scenario,
             state,
             legal: std::sync::OnceLock::new(),
+            seq: 0,
+            history: History::default(),
         }
+    }
+
+    /// The same game, numbered as if `seq` actions had brought it here: for a game loaded from
+    /// a state saved after `seq` actions of its log. Such a state must have been saved with
+    /// nothing to take back ([`Game::undo_depth`] = 0), since the history is not part of it.
+    pub fn at_seq(mut self, seq: u64) -> Game {
+        self.seq = seq;
+        self
+    }
+
+    /// How many actions this game has applied since its start (or since the `seq` it was
+    /// loaded at): the log number of the last one.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// How many decisions are kept for taking back. A saved state loads with none, so a saved
+    /// state gives the same game as the replayed log only where this is 0.
+    pub fn undo_depth(&self) -> usize {
+        self.history.depth()
+    }
+
+    /// What [`Game::rewind`] needs to return to this moment: the state, the seq and what may be
+    /// taken back (the history shares its positions, so this costs one state copy).
+    pub fn mark(&self) -> Mark {
+        Mark {
+            state: self.state.clone(),
+            seq: self.seq,
+            history: self.history.clone(),
+        }
+    }
+
+    /// Return to the moment `mark` was taken, as if nothing since had been applied: for an
+    /// action applied but not stored.
+    pub fn rewind(&mut self, mark: Mark) {
+        self.state = mark.state;
+        self.seq = mark.seq;
+        self.history = mark.history;
+        self.legal = std::sync::OnceLock::new();
+    }
+
+    /// What the side to act would take back with `undo`, if anything.
+    pub fn undo_offer(&self) -> Option<UndoView> {
+        self.to_act().and_then(|side| self.history.offer(side))
     }
 
     /// A game starting from a custom position (the analysis board) rather than the setup of
@@ -116,11 +187,22 @@ impl Game {
     }
 
     /// Every action `side` may take now: empty for the side not to act and after the end.
+    /// `undo` comes last, when `side` may take a decision back.
     pub fn legal_actions(&self, side: Side) -> Vec<Action> {
         if self.to_act() != Some(side) {
             return Vec::new();
         }
-        self.legal().to_vec()
+        let mut legal = self.legal().to_vec();
+        if self.history.can_undo(side) {
+            legal.push(Action::Undo);
+        }
+        legal
+    }
+
+    /// The legal actions of `side` as offered on the wire: each with the warning of a loss it
+    /// would cause, where it has one (`face/warnings.rs`).
+    pub fn offered(&self, side: Side) -> Vec<Offered> {
+        warnings::annotate(&self.scenario, &self.state, side, self.legal_actions(side))
     }
 
     /// The legal actions of the side to act (computed once per state).
@@ -131,7 +213,11 @@ impl Game {
 
     /// Whether `action` is legal for `side` now, without copying the list.
     pub fn is_legal(&self, side: Side, action: &Action) -> bool {
-        self.to_act() == Some(side) && self.legal().contains(action)
+        self.to_act() == Some(side)
+            && match action {
+                Action::Undo => self.history.can_undo(side),
+                _ => self.legal().contains(action),
+            }
     }
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
@@ -143,6 +229,9 @@ impl Game {
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
         }
+        if let Action::Undo = action {
+            return self.undo(side);
+        }
         if !self.legal().contains(action) {
             return Err(explain::refusal(
                 &self.scenario,
@@ -151,7 +240,7 @@ impl Game {
                 self.legal(),
             ));
         }
-        self.apply_unchecked(action)
+        self.apply_unchecked(side, action)
     }
 
     /// Apply an action from a log whose every state hash the caller checks (the server's own
@@ -167,24 +256,53 @@ impl Game {
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
         }
-        self.apply_unchecked(action)
+        if let Action::Undo = action {
+            return self.undo(side);
+        }
+        self.apply_unchecked(side, action)
     }
 
     /// Apply to a copy of the state and keep it only if the engine settled: a runaway
-    /// ([`RuleError::Runaway`]) leaves the game as it was.
-    fn apply_unchecked(&mut self, action: &Action) -> Result<Vec<Event>, RuleError> {
+    /// ([`RuleError::Runaway`]) leaves the game as it was. The position before is kept for
+    /// taking back, unless a die was rolled.
+    fn apply_unchecked(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
         let mut state = self.state.clone();
         let mut ctx = Ctx::new(&self.scenario, &mut state);
         play::apply(&mut ctx, action)?;
         let events = ctx.events;
-        self.state = state;
+        let before = std::mem::replace(&mut self.state, state);
+        self.seq += 1;
         self.legal = std::sync::OnceLock::new();
+        if before.dice == self.state.dice {
+            self.history
+                .record(&self.scenario, side, self.seq, action, before, &events);
+        } else {
+            self.history.forget();
+        }
         Ok(events)
+    }
+
+    /// Take back `side`'s last decision: the position before it returns, and the `undone`
+    /// event names the action taken back.
+    fn undo(&mut self, side: Side) -> Result<Vec<Event>, RuleError> {
+        let Some((before, event)) = self.history.undo(side) else {
+            return Err(RuleError::illegal(
+                siege_protocol::codes::NOT_LEGAL_NOW,
+                "",
+                "nothing to take back: a die has been rolled or the other side has decided since your last decision",
+            ));
+        };
+        self.state = before;
+        self.seq += 1;
+        self.legal = std::sync::OnceLock::new();
+        Ok(vec![event])
     }
 
     /// Everything a client needs to draw the game, the same for players and spectators.
     pub fn view(&self) -> View {
-        view::build(&self.scenario, &self.state)
+        let mut view = view::build(&self.scenario, &self.state);
+        view.undo = self.undo_offer();
+        view
     }
 
     /// SHA-256 of the canonical serialization of the state: equal states, equal hashes. The
@@ -255,8 +373,18 @@ mod tests {
             (game.state().phase, game.to_act()),
             (Phase::ChineseSetup, Some(Side::Chinese))
         );
-        // With every unit entered there is nothing left to decide: turn 1 begins at once.
-        let events = game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        // The default entry brings every unit on and leaves the entry open: the Chinese player
+        // ends it, and turn 1 begins.
+        game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        assert_eq!(
+            (game.state().phase, game.to_act()),
+            (Phase::ChineseSetup, Some(Side::Chinese))
+        );
+        assert_eq!(
+            game.legal_actions(Side::Chinese).first(),
+            Some(&Action::EndPhase)
+        );
+        let events = game.apply(Side::Chinese, &Action::EndPhase).unwrap();
         assert!(
             events
                 .iter()

@@ -1,6 +1,7 @@
-//! The game's face: [`game::Game`] (new, legal actions, apply, view, state hash), the view for
-//! players and spectators, explanations of refused actions, the analysis board, custom
-//! positions, and the random player used by simulations and tests.
+//! The game's face: [`game::Game`] (new, legal actions, apply, view, state hash, taking back),
+//! the view for players and spectators, warnings before losses, explanations of refused
+//! actions, the analysis board, custom positions, and the random player used by simulations
+//! and tests.
 
 pub mod analysis;
 pub mod custom;
@@ -9,4 +10,6 @@ pub mod game;
 pub mod random;
 #[cfg(test)]
 pub(crate) mod testkit;
+pub mod undo;
 pub mod view;
+pub mod warnings;

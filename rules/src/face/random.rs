@@ -1,7 +1,7 @@
 //! A random player: chooses among the legal actions with weights that keep games moving (it
-//! rarely takes back a selection or cancels an attack, rarely lifts units off the map) while
-//! still trying every kind of decision often enough for a thousand games to exercise every
-//! rule. It knows no rules beyond the names of the actions; the one piece of map knowledge it
+//! rarely drops a unit from a selection or cancels an attack, rarely lifts units off the map,
+//! never takes a decision back with `undo`) while still trying every kind of decision often
+//! enough for a thousand games to exercise every rule. It knows no rules beyond the names of the actions; the one piece of map knowledge it
 //! uses is where the hospital is, so that wounded units sometimes go there (8.6).
 //! Used by `siege simulate`, the load generator and tests.
 
@@ -89,6 +89,8 @@ pub fn weight(phase: Phase, action: &Action) -> f64 {
         Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement
     );
     match action {
+        // Taking back a decision only wanders: a random player never does.
+        Action::Undo => 0.0,
         Action::SelectUnit { .. } if setup => 0.05,
         Action::EndPhase if setup => 10.0,
         Action::EndPhase if moving => 3.0,
@@ -102,7 +104,9 @@ pub fn weight(phase: Phase, action: &Action) -> f64 {
         Action::DeployDefault => 20.0,
         Action::Resolve => 6.0,
         Action::Attack { .. } => 3.0,
-        Action::AddAttacker { .. } | Action::AddArtillery { .. } => 3.0,
+        Action::AddAttacker { .. } | Action::AddArtillery { .. } | Action::AddAttackers { .. } => {
+            3.0
+        }
         Action::Charge { .. } => 8.0,
         Action::AttemptWithdrawal { .. } => 1.0,
         // Recovery is a choice (8.6, R7); a random player still usually tries.

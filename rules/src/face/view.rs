@@ -111,6 +111,8 @@ pub struct View {
     pub last_combat: Option<CombatReport>,
     pub result: Option<GameResult>,
     pub custom_start: bool,
+    /// What the side to act would take back with `undo` (`{seq, text}`), or null.
+    pub undo: Option<crate::face::undo::UndoView>,
 }
 
 /// Fortification counters each side still has (13).
@@ -218,6 +220,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
         last_combat: st.last_combat.clone(),
         result: st.result.clone(),
         custom_start: st.custom_start,
+        undo: None,
     }
 }
 

@@ -10,7 +10,7 @@ use crate::mechanics::losses;
 use crate::mechanics::ruins;
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
-use crate::position::event::EventKind;
+use crate::position::event::{Event, EventKind};
 use crate::position::hex_index::HexIndex;
 use crate::position::pending::Pending;
 use crate::position::state::ground;
@@ -49,12 +49,21 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
                 out.push(Action::Pass);
             }
         }
-        Step::BigGunFire { .. } => {
-            out.extend(
-                Direction::ALL
-                    .into_iter()
-                    .map(|direction| Action::Fire { direction }),
-            );
+        Step::BigGunFire { shot } => {
+            out.extend(Direction::ALL.into_iter().map(|direction| Action::Fire {
+                direction,
+                shots: None,
+            }));
+            // Every shot the firing gun has left, in one direction, when there are two or more.
+            let left = SHOTS - usize::from(shot) % SHOTS;
+            if left >= 2 && usize::from(shot) / SHOTS < st.big_guns.len() {
+                let shots = u8::try_from(left).ok();
+                out.extend(
+                    Direction::ALL
+                        .into_iter()
+                        .map(|direction| Action::Fire { direction, shots }),
+                );
+            }
         }
         _ => {}
     }
@@ -71,15 +80,53 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
                 format!("Big Gun {n} is placed at {hex} (10)"),
             );
         }
-        Action::Fire { direction } => fire(ctx, *direction),
+        Action::Fire {
+            direction,
+            shots: None,
+        } => fire(ctx, *direction, false),
+        Action::Fire {
+            direction,
+            shots: Some(n),
+        } => volley(ctx, *direction, *n),
         _ => {}
     }
 }
 
-fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
+/// Fire up to `shots` shots of the firing gun in one direction (10). Each shot is rolled and
+/// applied as if fired on its own; the volley stops after a shot that costs a step or a unit,
+/// because someone must then choose (which unit loses the step) or the checks that follow every
+/// action must run (civilians lost) before the next shot, exactly as shot by shot. In the log
+/// each shot's event comes before the ruin or destroyed fortification it caused.
+fn volley(ctx: &mut Ctx<'_>, direction: Direction, shots: u8) {
+    let Step::BigGunFire { shot: first } = ctx.st.step else {
+        return;
+    };
+    let gun = usize::from(first) / SHOTS;
+    for _ in 0..shots {
+        let Step::BigGunFire { shot } = ctx.st.step else {
+            return;
+        };
+        if usize::from(shot) / SHOTS != gun || usize::from(shot) / SHOTS >= ctx.st.big_guns.len() {
+            return;
+        }
+        let mark = ctx.events.len();
+        fire(ctx, direction, true);
+        let hurt = ctx.events[mark..]
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Eliminated { .. }));
+        if hurt || !ctx.st.pending.is_empty() {
+            return;
+        }
+    }
+}
+
+/// Fire the next shot in `direction` (10). With `shot_first` the shot's event is logged before
+/// the ruin or destroyed fortification it causes; a single shot has always logged them after.
+fn fire(ctx: &mut Ctx<'_>, direction: Direction, shot_first: bool) {
     let Step::BigGunFire { shot } = ctx.st.step else {
         return;
     };
+    let mark = ctx.events.len();
     let gun = ctx.st.big_guns[usize::from(shot) / SHOTS];
     ctx.st.step = Step::BigGunFire { shot: shot + 1 };
     let die = ctx.roll();
@@ -101,8 +148,8 @@ fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
         direction.name(),
         damage_die.map_or(String::new(), |d| format!(", damage die {d}"))
     );
-    ctx.emit(
-        EventKind::Shot {
+    let event = Event {
+        kind: EventKind::Shot {
             gun,
             direction,
             die,
@@ -112,7 +159,12 @@ fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
             effect,
         },
         text,
-    );
+    };
+    if shot_first {
+        ctx.events.insert(mark, event);
+    } else {
+        ctx.events.push(event);
+    }
     if usize::from(shot + 1) >= SHOTS * ctx.st.big_guns.len() {
         ctx.st.big_guns.clear();
     }
@@ -266,5 +318,62 @@ mod tests {
         }
         assert!(!kit.st.unit(gb).reduced);
         assert!(kit.st.pending.is_empty());
+    }
+
+    /// A Big Gun phase about to fire its first shot, the dice advanced `k` rolls.
+    fn about_to_fire(k: usize) -> Kit {
+        let mut kit = Kit::new();
+        for _ in 0..k {
+            kit.run_value(|ctx| ctx.roll());
+        }
+        kit.st.phase = siege_protocol::Phase::BigGun;
+        kit.st.step = Step::BigGunFire { shot: 0 };
+        kit.st.big_guns = vec![hex("1801"), hex("0120")];
+        kit
+    }
+
+    #[test]
+    fn a_volley_is_the_gun_s_shots_fired_one_by_one_each_logged_before_its_ruin_10() {
+        let mut ruins_seen = 0;
+        for k in 0..24 {
+            let kit = about_to_fire(k);
+            let mut volley = kit.game();
+            let all = Action::Fire {
+                direction: Direction::S,
+                shots: Some(4),
+            };
+            assert!(volley.legal_actions(Side::Chinese).contains(&all));
+            let events = volley.apply(Side::Chinese, &all).unwrap();
+            let shots = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Shot { .. }))
+                .count();
+            let mut single = kit.game();
+            for _ in 0..shots {
+                let one = Action::Fire {
+                    direction: Direction::S,
+                    shots: None,
+                };
+                single.apply(Side::Chinese, &one).unwrap();
+            }
+            assert_eq!(volley.state_hash(), single.state_hash(), "dice {k}");
+            // Every ruin follows the shot that landed on its hex.
+            let mut last_hit = None;
+            for e in &events {
+                match &e.kind {
+                    EventKind::Shot { hit, .. } => last_hit = *hit,
+                    EventKind::Ruined { hex } => {
+                        assert_eq!(last_hit, Some(*hex), "dice {k}: {}", e.text);
+                        ruins_seen += 1;
+                    }
+                    _ => {}
+                }
+            }
+            // The first gun's shots are all fired; the second gun has its four left.
+            if shots == 4 {
+                assert_eq!(volley.state().step, Step::BigGunFire { shot: 4 });
+            }
+        }
+        assert!(ruins_seen > 0, "some volley ruined a building");
     }
 }

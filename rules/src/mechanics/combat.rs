@@ -136,6 +136,44 @@ fn can_add(scn: &Scenario, st: &State, board: &HexIndex, d: &Declaration, u: Uni
     true
 }
 
+/// Every unit that may still join `d` from a hex adjacent to all its defending hexes (normal
+/// combat, 8.1.2), with the leaders stacked with those units or with attackers already in it
+/// (11.1): "add every adjacent unit" in one decision. In counter order.
+pub fn adjacent_group(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    d: &Declaration,
+) -> Vec<UnitId> {
+    let adjacent =
+        |u: UnitId| mode(scn, st, board, d.side, u, &d.defenders) == Some(Mode::Adjacent);
+    let mut units: Vec<UnitId> = scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == d.side && c.kind != UnitKind::Leader)
+        .map(|c| c.id)
+        .filter(|u| adjacent(*u) && can_add(scn, st, board, d, *u))
+        .collect();
+    let hexes: Vec<Hex> = units
+        .iter()
+        .chain(d.attackers.iter())
+        .filter(|u| scn.counters.get(**u).kind != UnitKind::Leader)
+        .filter_map(|u| st.unit(*u).hex())
+        .collect();
+    units.extend(
+        scn.counters
+            .counters
+            .iter()
+            .filter(|c| c.side == d.side && c.kind == UnitKind::Leader)
+            .map(|c| c.id)
+            .filter(|l| !d.attackers.contains(l) && adjacent(*l))
+            .filter(|l| st.unit(*l).hex().is_some_and(|h| hexes.contains(&h))),
+    );
+    units.sort();
+    units
+}
+
 /// Whether artillery piece `a` may add its bonus to `d` (9).
 pub fn artillery_ok(
     scn: &Scenario,
@@ -341,6 +379,10 @@ fn declaration_legal(
                 out.push(Action::AddAttacker { unit: c.id });
             }
         }
+        let every = adjacent_group(scn, st, board, d);
+        if every.len() >= 2 {
+            out.push(Action::AddAttackers { units: every });
+        }
         for &unit in &d.attackers {
             out.push(Action::RemoveAttacker { unit });
         }
@@ -424,6 +466,13 @@ fn edit(scn: &Scenario, st: &State, d: &mut Declaration, action: &Action) {
     match action {
         Action::AddDefender { hex } => d.defenders.push(*hex),
         Action::AddAttacker { unit } => d.attackers.push(*unit),
+        Action::AddAttackers { units } => {
+            for u in units {
+                if !d.attackers.contains(u) {
+                    d.attackers.push(*u);
+                }
+            }
+        }
         Action::RemoveAttacker { unit } => {
             d.attackers.retain(|u| u != unit);
             d.leader_use.retain(|(l, _)| l != unit);
@@ -512,17 +561,23 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
         }
         Some(d) => {
             let r = crate::mechanics::report::compute(scn, st, d);
-            let mut s = format!(
-                "Attack on {}: {} against {} = {}",
-                d.defenders
-                    .iter()
-                    .map(Hex::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                r.attack,
-                r.defence,
-                r.column
-            );
+            let hexes = d
+                .defenders
+                .iter()
+                .map(Hex::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut s = if d.attackers.is_empty() {
+                format!("Attack on {hexes}, defence {}", r.defence)
+            } else {
+                format!(
+                    "Attack on {hexes}: {} against {} = {}",
+                    r.attack, r.defence, r.odds
+                )
+            };
+            if !d.attackers.is_empty() && r.shift > 0 && r.column != r.odds {
+                s.push_str(&format!(", shifted to {} by artillery (9)", r.column));
+            }
             if let Some(auto) = &r.automatic {
                 s.push_str(&format!(": {auto}"));
             }
@@ -852,5 +907,84 @@ mod tests {
         assert_eq!((r.defence_base, r.multiplier, r.defence), (4, 3, 12));
         assert!(r.terrain_reason.contains("18.2"));
         assert_eq!(r.odds, "1-2");
+    }
+
+    #[test]
+    fn add_every_adjacent_unit_brings_in_the_units_beside_the_defender_and_their_leaders_8_1_2_11_1()
+     {
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let a = kit.put("gb1", hex("1015"));
+        let b = kit.put("gb2", hex("1013"));
+        let leader = kit.put("strouts", hex("1015"));
+        let far = kit.put("vol1", hex("1011"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        kit.declare(Side::Allied, &["1014"], &[]);
+        let every = legal_now(&kit)
+            .into_iter()
+            .find_map(|x| match x {
+                Action::AddAttackers { units } => Some(units),
+                _ => None,
+            })
+            .expect("offered with two or more adjacent units");
+        assert_eq!(every, {
+            let mut v = vec![a, b, leader];
+            v.sort();
+            v
+        });
+        assert!(
+            !every.contains(&far),
+            "ranged fire is added unit by unit (8.1.1)"
+        );
+        let mut game = kit.game();
+        game.apply(
+            Side::Allied,
+            &Action::AddAttackers {
+                units: every.clone(),
+            },
+        )
+        .unwrap();
+        let d = game.state().declaration.clone().expect("still declaring");
+        for u in &every {
+            assert!(d.attackers.contains(u));
+        }
+        // Nothing adjacent is left to add: the shortcut is no longer offered.
+        assert!(
+            !game
+                .legal_actions(Side::Allied)
+                .iter()
+                .any(|x| matches!(x, Action::AddAttackers { .. }))
+        );
+    }
+
+    #[test]
+    fn an_attack_with_no_unit_yet_asks_for_units_not_for_a_leader_8_2() {
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        kit.put("gb1", hex("1014"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1015"));
+        kit.declare(Side::Chinese, &["1014"], &[]);
+        let p = prompt(&kit.scn, &kit.st);
+        assert!(p.contains("no unit attacks yet"), "{p}");
+        assert!(!p.contains("leaders never attack alone"), "{p}");
+        assert!(!p.contains(" against "), "no odds before an attacker: {p}");
+    }
+
+    #[test]
+    fn the_prompt_gives_the_odds_and_the_column_artillery_shifts_them_to_9() {
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1015"));
+        let gun = kit.put("it_gun", hex("1012"));
+        kit.put("gb2", hex("1012"));
+        kit.place(UnitKind::Imperial, Side::Chinese, hex("1014"));
+        let mut d = kit.declare(Side::Allied, &["1014"], &[gb]);
+        d.artillery = vec![gun];
+        kit.st.declaration = Some(d.clone());
+        let r = crate::mechanics::report::compute(&kit.scn, &kit.st, &d);
+        assert_eq!((r.attack, r.defence, r.shift), (4, 10, 1));
+        assert_eq!((r.odds.as_str(), r.column.as_str()), ("1-3", "1-2"));
+        let p = prompt(&kit.scn, &kit.st);
+        assert!(
+            p.contains("4 against 10 = 1-3, shifted to 1-2 by artillery (9)"),
+            "{p}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! and may move normally. Units may enter in an enemy ZOC but never into an enemy hex.
 
 use crate::position::action::Action;
-use crate::position::ctx::Ctx;
+use crate::position::ctx::{Ctx, plural};
 use crate::position::event::EventKind;
 use crate::position::hex_index::HexIndex;
 use crate::position::stacking;
@@ -79,7 +79,41 @@ fn can_enter(scn: &Scenario, board: &HexIndex, hex: Hex, points: u8) -> bool {
         && stacking::fits(board, Side::Chinese, hex, points, 0).is_ok()
 }
 
-/// The legal actions of an entry step.
+/// The off-map units of a kind, lowest id first: the order they enter in.
+fn all_of(scn: &Scenario, st: &State, kind: EntryKind) -> Vec<UnitId> {
+    scn.counters
+        .counters
+        .iter()
+        .filter(|c| st.unit(c.id).loc == Loc::OffMap)
+        .map(|c| c.id)
+        .filter(|u| kind_of(scn, st, *u) == Some(kind))
+        .collect()
+}
+
+/// The units of `kind` that enter `hex` together: the next ones waiting, as many as the hex
+/// still has room for within 30 points (7, R6). Offered only when two or more fit.
+fn group_for(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    waiting: &[UnitId],
+    hex: Hex,
+) -> Vec<UnitId> {
+    let mut group: Vec<UnitId> = Vec::new();
+    for &u in waiting {
+        let mut more = group.clone();
+        more.push(u);
+        let (points, _) = stacking::load(scn, st, &more);
+        if !can_enter(scn, board, hex, points) {
+            break;
+        }
+        group = more;
+    }
+    if group.len() >= 2 { group } else { Vec::new() }
+}
+
+/// The legal actions of an entry step: one unit of the selected kind at a map-edge hex, or as
+/// many of them as the hex has room for in one decision.
 pub fn legal(scn: &Scenario, st: &State, selected: Option<EntryKind>, out: &mut Vec<Action>) {
     let kinds = waiting(scn, st);
     if !kinds.is_empty() {
@@ -90,16 +124,111 @@ pub fn legal(scn: &Scenario, st: &State, selected: Option<EntryKind>, out: &mut 
             out.push(Action::SelectEntry { kind });
         }
     }
-    if let Some(u) = selected.and_then(|k| next_of(scn, st, k)) {
-        let board = HexIndex::new(scn, st);
-        let (points, _) = stacking::load(scn, st, &[u]);
-        for hex in perimeter() {
-            if can_enter(scn, &board, hex, points) {
-                out.push(Action::Enter { hex });
+    if let Some(kind) = selected {
+        let queue = all_of(scn, st, kind);
+        if let Some(&u) = queue.first() {
+            let board = HexIndex::new(scn, st);
+            let (points, _) = stacking::load(scn, st, &[u]);
+            let edge: Vec<Hex> = perimeter()
+                .into_iter()
+                .filter(|h| can_enter(scn, &board, *h, points))
+                .collect();
+            out.extend(edge.iter().map(|&hex| Action::Enter {
+                hex,
+                units: Vec::new(),
+            }));
+            if queue.len() >= 2 {
+                for &hex in &edge {
+                    let units = group_for(scn, st, &board, &queue, hex);
+                    if !units.is_empty() {
+                        out.push(Action::Enter { hex, units });
+                    }
+                }
             }
         }
     }
     out.push(Action::EndPhase);
+}
+
+/// Why `enter` at `hex` (with `units`, or the next unit of the selected kind) is refused, in
+/// words with the rule (19, 22, 7, R6); `None` if this rule does not refuse it.
+pub fn why_not_enter(
+    scn: &Scenario,
+    st: &State,
+    hex: Hex,
+    units: &[UnitId],
+) -> Option<crate::vocabulary::error::RuleError> {
+    use crate::vocabulary::error::RuleError;
+    use siege_protocol::codes;
+    let Step::Entry { selected } = st.step else {
+        return None;
+    };
+    let Some(kind) = selected else {
+        return Some(RuleError::illegal(
+            codes::NOT_LEGAL_NOW,
+            "22",
+            "choose which kind of unit enters first (Boxers, reduced Boxers or Imperials), then the map-edge hex (19, 22)",
+        ));
+    };
+    if !hex.is_edge() {
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "{hex} is not on the map edge: Chinese units enter only on map-edge hexes (19, 22)"
+            ),
+        ));
+    }
+    if scn.map.terrain(hex) == crate::vocabulary::map::Terrain::Canal {
+        return Some(RuleError::illegal(
+            codes::TERRAIN,
+            "5.1",
+            format!("{hex} is canal: no unit may enter it (5.1, R3)"),
+        ));
+    }
+    let board = HexIndex::new(scn, st);
+    if board.at(hex).side == Some(Side::Allied) {
+        return Some(RuleError::illegal(
+            codes::ENEMY_HEX,
+            "22",
+            format!(
+                "{hex} holds Allied units: Chinese units may enter in an Allied ZOC but never into an Allied hex (5.1, 22)"
+            ),
+        ));
+    }
+    let queue = all_of(scn, st, kind);
+    let coming: Vec<UnitId> = if units.is_empty() {
+        queue.first().copied().into_iter().collect()
+    } else {
+        units.to_vec()
+    };
+    if coming.is_empty() {
+        return None;
+    }
+    if !units.is_empty() && !queue.starts_with(units) {
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "units of the selected kind enter in counter order: the next ones waiting are {} (22)",
+                crate::position::ctx::names(scn, &queue[..queue.len().min(units.len())])
+            ),
+        ));
+    }
+    let (points, _) = stacking::load(scn, st, &coming);
+    if stacking::fits(&board, Side::Chinese, hex, points, 0).is_err() {
+        let have = board.at(hex).points;
+        return Some(RuleError::illegal(
+            codes::STACKING,
+            "7",
+            format!(
+                "{hex} already holds {have} Chinese strength points: {} more would make {}, over the 30 points a hex may hold (7, R6)",
+                points,
+                u16::from(have) + u16::from(points)
+            ),
+        ));
+    }
+    None
 }
 
 /// Apply an entry action (already known to be legal).
@@ -110,15 +239,21 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
                 selected: Some(*kind),
             }
         }
-        Action::Enter { hex } => {
+        Action::Enter { hex, units } => {
             let Step::Entry {
                 selected: Some(kind),
             } = ctx.st.step
             else {
                 return;
             };
-            if let Some(u) = next_of(ctx.scn, ctx.st, kind) {
-                enter(ctx, u, *hex);
+            if units.is_empty() {
+                if let Some(u) = next_of(ctx.scn, ctx.st, kind) {
+                    enter(ctx, u, *hex);
+                }
+            } else {
+                for &u in units {
+                    enter(ctx, u, *hex);
+                }
             }
             if next_of(ctx.scn, ctx.st, kind).is_none() {
                 ctx.st.step = Step::Entry { selected: None };
@@ -140,7 +275,8 @@ fn enter(ctx: &mut Ctx<'_>, u: UnitId, hex: Hex) {
 }
 
 /// Bring every waiting unit on, spread evenly around the map edge, one unit a hex where there
-/// is room: a sensible default for the Chinese entry (22).
+/// is room: a sensible default for the Chinese entry (22). Units already entered stay where
+/// they are, and the step stays open: the player may still take it back or end it.
 fn deploy_default(ctx: &mut Ctx<'_>) {
     let units: Vec<UnitId> = ctx
         .scn
@@ -150,9 +286,18 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
         .filter(|c| ctx.st.unit(c.id).loc == Loc::OffMap)
         .map(|c| c.id)
         .collect();
+    let kept: Vec<UnitId> = ctx
+        .scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == Side::Chinese && matches!(ctx.st.unit(c.id).loc, Loc::Map(_)))
+        .map(|c| c.id)
+        .collect();
     let ring = perimeter();
     let n = ring.len();
     let count = units.len().max(1);
+    let mut entered: Vec<UnitId> = Vec::new();
     for (i, u) in units.into_iter().enumerate() {
         let board = HexIndex::new(ctx.scn, ctx.st);
         let (points, _) = stacking::load(ctx.scn, ctx.st, &[u]);
@@ -166,10 +311,45 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
                     .find(|h| can_enter(ctx.scn, &board, *h, points))
             });
         if let Some(h) = spot {
-            enter(ctx, u, h);
+            ctx.st.unit_mut(u).loc = Loc::Map(h);
+            entered.push(u);
         }
     }
     ctx.st.step = Step::Entry { selected: None };
+    let text = default_text(ctx, "The Chinese enter by default", &entered, &kept);
+    ctx.emit(
+        EventKind::DeployedDefault {
+            side: Side::Chinese,
+            count: u16::try_from(entered.len()).unwrap_or(u16::MAX),
+            units: entered,
+            kept,
+        },
+        text,
+    );
+}
+
+/// The words of a default deployment: how many units it placed, and which units placed by hand
+/// stayed where (22).
+pub fn default_text(ctx: &Ctx<'_>, what: &str, placed: &[UnitId], kept: &[UnitId]) -> String {
+    let mut text = format!("{what}: {} placed", plural(placed.len(), "unit", "units"));
+    if !kept.is_empty() {
+        let at: Vec<String> = kept
+            .iter()
+            .map(|u| {
+                let hex = ctx
+                    .st
+                    .unit(*u)
+                    .hex()
+                    .map_or(String::new(), |h| format!(" at {h}"));
+                format!("{}{hex}", ctx.name(*u))
+            })
+            .collect();
+        text.push_str(&format!(
+            "; placed by hand and kept where they were: {}",
+            at.join(", ")
+        ));
+    }
+    text
 }
 
 /// The prompt of an entry step.
@@ -185,13 +365,22 @@ pub fn prompt(scn: &Scenario, st: &State, selected: Option<EntryKind>) -> String
     } else {
         "Chinese units enter (19, 22)"
     };
+    let wait = match count {
+        1 => "1 unit waits".to_string(),
+        n => format!("{n} units wait"),
+    };
     match selected {
         Some(k) => format!(
-            "{when}: {count} units wait off the map. Click a map-edge hex to bring on {}.",
+            "{when}: {wait} off the map. Click a map-edge hex to bring on {} (or as many as the hex holds).",
             kind_name(k)
         ),
+        None if count == 0 => {
+            format!(
+                "{when}: every unit is on the map. Look it over, take it back, or end the entry."
+            )
+        }
         None => format!(
-            "{when}: {count} units wait off the map. Choose a kind of unit, take the default spread, or end."
+            "{when}: {wait} off the map. Choose a kind of unit, take the default spread, or end."
         ),
     }
 }
@@ -257,7 +446,7 @@ mod tests {
             "two hexes of the wall at each end of the map"
         );
         for hex in wall_ends {
-            assert!(out.contains(&Action::Enter { hex }), "{hex}");
+            assert!(out.contains(&Action::Enter { hex, units: vec![] }), "{hex}");
         }
     }
 
@@ -273,7 +462,7 @@ mod tests {
         let hexes: Vec<Hex> = out
             .iter()
             .filter_map(|a| match a {
-                Action::Enter { hex } => Some(*hex),
+                Action::Enter { hex, .. } => Some(*hex),
                 _ => None,
             })
             .collect();
@@ -340,5 +529,142 @@ mod tests {
     fn the_perimeter_lists_every_edge_hex_once_r1() {
         let p = perimeter();
         assert_eq!(p.len(), Hex::all().filter(|h| h.is_edge()).count());
+    }
+
+    /// A Chinese setup's entry step with Boxers selected, in a game.
+    fn boxers_selected() -> Kit {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        kit.st.phase = Phase::ChineseSetup;
+        kit.st.step = Step::Entry {
+            selected: Some(EntryKind::Boxer),
+        };
+        kit
+    }
+
+    #[test]
+    fn a_group_enters_one_edge_hex_together_as_many_as_its_30_points_hold_22_7_r6() {
+        let kit = boxers_selected();
+        let edge = hex("0501");
+        let queue = all_of(&kit.scn, &kit.st, EntryKind::Boxer);
+        let mut game = kit.game();
+        let offered = game.legal_actions(Side::Chinese);
+        let group = offered
+            .iter()
+            .find_map(|a| match a {
+                Action::Enter { hex, units } if *hex == edge && !units.is_empty() => {
+                    Some(units.clone())
+                }
+                _ => None,
+            })
+            .expect("a group entry at the edge hex");
+        // Boxers are 10 points: three fill a hex (7, R6), the next ones waiting.
+        assert_eq!(group, queue[..3].to_vec());
+        let events = game
+            .apply(
+                Side::Chinese,
+                &Action::Enter {
+                    hex: edge,
+                    units: group.clone(),
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Entered { .. }))
+                .count(),
+            3
+        );
+        for u in &group {
+            assert_eq!(game.state().unit(*u).loc, Loc::Map(edge));
+        }
+        // The hex is full now: no more entries there, and the refusal says why.
+        let again = Action::Enter {
+            hex: edge,
+            units: Vec::new(),
+        };
+        assert!(!game.legal_actions(Side::Chinese).contains(&again));
+        let e = game.apply(Side::Chinese, &again).unwrap_err();
+        assert_eq!(e.rule(), Some("7"));
+        assert!(e.to_string().contains("30 points"), "{e}");
+    }
+
+    #[test]
+    fn a_group_must_be_the_next_units_waiting_22() {
+        let kit = boxers_selected();
+        let queue = all_of(&kit.scn, &kit.st, EntryKind::Boxer);
+        let mut game = kit.game();
+        let skip = Action::Enter {
+            hex: hex("0501"),
+            units: vec![queue[1], queue[2]],
+        };
+        let before = game.state_hash();
+        let e = game.apply(Side::Chinese, &skip).unwrap_err();
+        assert_eq!(e.rule(), Some("22"));
+        assert_eq!(game.state_hash(), before);
+    }
+
+    #[test]
+    fn entering_off_the_edge_or_into_allied_units_is_refused_with_its_rule_22() {
+        let kit = boxers_selected();
+        let mut game = kit.game();
+        let inside = Action::Enter {
+            hex: hex("1515"),
+            units: Vec::new(),
+        };
+        let e = game.apply(Side::Chinese, &inside).unwrap_err();
+        assert!(e.to_string().contains("map edge"), "{e}");
+        let mut kit = boxers_selected();
+        let edge = hex("3920");
+        kit.put("gb2", edge);
+        let e = kit
+            .game()
+            .apply(
+                Side::Chinese,
+                &Action::Enter {
+                    hex: edge,
+                    units: Vec::new(),
+                },
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("Allied"), "{e}");
+    }
+
+    #[test]
+    fn the_default_entry_keeps_units_entered_by_hand_says_so_and_leaves_the_step_open_22() {
+        let mut kit = boxers_selected();
+        let first = all_of(&kit.scn, &kit.st, EntryKind::Boxer)[0];
+        kit.run(|ctx| {
+            apply(
+                ctx,
+                &Action::Enter {
+                    hex: hex("0501"),
+                    units: Vec::new(),
+                },
+            )
+        });
+        kit.st.step = Step::Entry { selected: None };
+        let mut game = kit.game();
+        let events = game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        assert_eq!(game.state().unit(first).loc, Loc::Map(hex("0501")));
+        let (units, kept) = events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::DeployedDefault { units, kept, .. } => Some((units, kept)),
+                _ => None,
+            })
+            .expect("the default entry is logged");
+        assert_eq!(kept, &vec![first]);
+        assert!(!units.contains(&first));
+        let text = &events.last().unwrap().text;
+        assert!(
+            text.contains("kept where they were") && text.contains("0501"),
+            "{text}"
+        );
+        // Every unit is on, but the entry stays open until the Chinese player ends it.
+        assert!(!any_waiting(&game.scenario().clone(), game.state()));
+        assert_eq!(game.state().phase, Phase::ChineseSetup);
+        assert_eq!(game.to_act(), Some(Side::Chinese));
     }
 }

@@ -268,6 +268,36 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
     }
 }
 
+/// Why selecting units (`select_stack` at `hex`, or `select_unit` of the unit in `hex`) is
+/// refused while another stack is selected (5); `None` if that is not why.
+pub fn why_not_select(
+    scn: &Scenario,
+    st: &State,
+    hex: Option<Hex>,
+) -> Option<crate::vocabulary::error::RuleError> {
+    use crate::vocabulary::error::RuleError;
+    use siege_protocol::codes;
+    let Step::Move { group: Some(g) } = &st.step else {
+        return None;
+    };
+    let names = crate::position::ctx::names(scn, &g.units);
+    if hex == Some(g.hex) && !g.started {
+        return None;
+    }
+    let why = if g.started {
+        format!(
+            "{names} have begun moving from {}: move them on or stop them before selecting other units (5)",
+            g.hex
+        )
+    } else {
+        format!(
+            "{names} at {} are selected: move them or stop them before selecting units elsewhere (5)",
+            g.hex
+        )
+    };
+    Some(RuleError::illegal(codes::NOT_LEGAL_NOW, "5", why))
+}
+
 /// Apply a movement action (already known to be legal).
 pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
     let phase = ctx.st.phase;

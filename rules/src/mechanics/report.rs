@@ -130,7 +130,9 @@ pub fn compute(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
             .hex()
             .is_some_and(|h| !zoc_targets(scn, st, &board, d.side, h).is_empty())
     });
-    if !has_unit {
+    if d.attackers.is_empty() && !charge {
+        why_not = Some("no unit attacks yet: add the units that attack (8.2)".to_string());
+    } else if !has_unit {
         why_not = Some("add an attacking unit: leaders never attack alone (7, 11.1)".to_string());
     } else if raw == Odds::BelowOneToThree && !forced {
         why_not = Some(format!(

@@ -88,6 +88,61 @@ pub fn unready(scn: &Scenario, st: &State) -> Option<String> {
     None
 }
 
+/// Why placing the selected unit at `hex` is refused, in words with the rule (22, 7, 9, 15);
+/// `None` if these rules do not refuse it.
+pub fn why_not_place(
+    scn: &Scenario,
+    st: &State,
+    hex: Hex,
+) -> Option<crate::vocabulary::error::RuleError> {
+    use crate::vocabulary::error::RuleError;
+    use siege_protocol::codes;
+    let Step::AlliedSetup { selected, area } = st.step else {
+        return None;
+    };
+    let Some(u) = selected else {
+        return Some(RuleError::illegal(
+            codes::NOT_LEGAL_NOW,
+            "22",
+            "select the unit to place first, then its area and hex (22)",
+        ));
+    };
+    if !scn.map.in_setup_area(hex) {
+        let why = if scn.map.inside_setup_line(hex) {
+            "it is outside ground, where the Allies never set up (22, R2)"
+        } else {
+            "it lies outside the Allied setup line (22)"
+        };
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "{} cannot be placed at {hex}: {why}",
+                scn.counters.get(u).name
+            ),
+        ));
+    }
+    let board = HexIndex::new(scn, st);
+    let (points, guns) = stacking::load(scn, st, &[u]);
+    if st.unit(u).loc != Loc::Map(hex)
+        && let Err(e) = stacking::fits(&board, Side::Allied, hex, points, guns)
+    {
+        return Some(e);
+    }
+    let key = area_key(&scn.map, hex);
+    if area.map(|a| area_name_by_index(scn, a)).as_deref() != Some(key) {
+        return Some(RuleError::illegal(
+            codes::NOT_A_LEGAL_CHOICE,
+            "22",
+            format!(
+                "{hex} lies in {}: choose that area first, then the hex (22)",
+                area_title(scn, key)
+            ),
+        ));
+    }
+    None
+}
+
 /// The legal actions of the Allied setup step.
 pub fn legal(
     scn: &Scenario,
@@ -187,20 +242,74 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
         Action::DeployDefault => {
             *selected = None;
             *area = None;
-            for &(u, h) in &ctx.scn.deployment.hexes {
-                ctx.st.unit_mut(u).loc = Loc::Map(h);
-            }
-            let count = u16::try_from(ctx.scn.deployment.hexes.len()).unwrap_or(u16::MAX);
-            ctx.emit(
-                EventKind::DeployedDefault {
-                    side: Side::Allied,
-                    count,
-                },
-                format!("The Allies take up the default deployment: {count} units placed"),
-            );
+            deploy_default(ctx);
         }
         _ => {}
     }
+}
+
+/// Whether a unit of this kind has the company it needs in `hex`: artillery a combat unit in
+/// the hex (9), civilians one in or beside it (15).
+fn company(scn: &Scenario, board: &HexIndex, u: UnitId, hex: Hex) -> bool {
+    match scn.counters.get(u).kind {
+        UnitKind::Artillery => board.at(hex).manned,
+        UnitKind::Civilian => board.at(hex).manned || hex.neighbours().any(|n| board.at(n).manned),
+        _ => true,
+    }
+}
+
+/// The default deployment (22) for the units not yet placed: each goes to its hex in
+/// `scenario/deployment.txt`, or — where units placed by hand leave no room or no company — to
+/// the nearest hex where it may stand. Units already placed stay where they are. Combat units
+/// and leaders go first so that guns and civilians find their escorts.
+fn deploy_default(ctx: &mut Ctx<'_>) {
+    let scn = ctx.scn;
+    let kept: Vec<UnitId> = scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == Side::Allied && matches!(ctx.st.unit(c.id).loc, Loc::Map(_)))
+        .map(|c| c.id)
+        .collect();
+    let mut todo: Vec<(UnitId, Hex)> = scn
+        .deployment
+        .hexes
+        .iter()
+        .copied()
+        .filter(|(u, _)| ctx.st.unit(*u).loc == Loc::Unplaced)
+        .collect();
+    todo.sort_by_key(|(u, _)| scn.counters.get(*u).kind.is_passenger());
+    let mut placed: Vec<UnitId> = Vec::new();
+    for (u, home) in todo {
+        let board = HexIndex::new(scn, ctx.st);
+        let fits = |h: Hex| can_place(scn, ctx.st, &board, u, h) && company(scn, &board, u, h);
+        let spot = if fits(home) {
+            Some(home)
+        } else {
+            Hex::all()
+                .filter(|h| fits(*h))
+                .min_by_key(|h| (h.distance(home), *h))
+        };
+        if let Some(h) = spot {
+            ctx.st.unit_mut(u).loc = Loc::Map(h);
+            placed.push(u);
+        }
+    }
+    let text = crate::mechanics::entry::default_text(
+        ctx,
+        "The Allies take up the default deployment",
+        &placed,
+        &kept,
+    );
+    ctx.emit(
+        EventKind::DeployedDefault {
+            side: Side::Allied,
+            count: u16::try_from(placed.len()).unwrap_or(u16::MAX),
+            units: placed,
+            kept,
+        },
+        text,
+    );
 }
 
 /// The prompt of the Allied setup step.
@@ -264,5 +373,74 @@ mod tests {
         });
         kit.st.unit_mut(betsy).loc = Loc::Map(lonely);
         assert!(unready(&kit.scn, &kit.st).unwrap().contains("(9)"));
+    }
+
+    #[test]
+    fn the_default_deployment_places_only_the_units_not_yet_placed_and_says_so_22() {
+        let mut kit = Kit::new();
+        let gb1 = kit.id("gb1");
+        let home = kit
+            .scn
+            .deployment
+            .hexes
+            .iter()
+            .find(|(u, _)| *u == gb1)
+            .map(|(_, h)| *h)
+            .expect("gb1 has a default hex");
+        // A hex of the setup area where the default deployment puts nobody.
+        let elsewhere = Hex::all()
+            .find(|h| {
+                kit.scn.map.in_setup_area(*h)
+                    && kit.ground(*h).is_clear()
+                    && kit.scn.deployment.hexes.iter().all(|(_, d)| d != h)
+            })
+            .expect("an empty hex inside the setup line");
+        assert_ne!(home, elsewhere);
+        kit.put("gb1", elsewhere);
+        let mut game = kit.game();
+        let events = game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        assert_eq!(
+            game.state().unit(gb1).loc,
+            Loc::Map(elsewhere),
+            "kept where placed"
+        );
+        let (count, units, kept) = events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::DeployedDefault {
+                    count, units, kept, ..
+                } => Some((*count, units.clone(), kept.clone())),
+                _ => None,
+            })
+            .expect("logged");
+        assert_eq!(kept, vec![gb1]);
+        assert_eq!(usize::from(count), units.len());
+        assert_eq!(units.len(), kit.scn.deployment.hexes.len() - 1);
+        let text = &events[0].text;
+        assert!(
+            text.contains(&format!("{} units placed", units.len()))
+                && text.contains(&format!("at {elsewhere}")),
+            "{text}"
+        );
+        // Every unit placed by the default stands where it may (7, 9, 15): the setup can end.
+        assert_eq!(unready(&kit.scn, game.state()), None);
+    }
+
+    #[test]
+    fn placing_outside_the_setup_line_is_refused_with_its_rule_22() {
+        let kit = Kit::new();
+        let mut game = kit.game();
+        let e = game
+            .apply(Side::Allied, &Action::Place { hex: hex("0101") })
+            .unwrap_err();
+        assert_eq!(e.rule(), Some("22"));
+        assert!(e.to_string().contains("select the unit"), "{e}");
+        let gb1 = kit.id("gb1");
+        game.apply(Side::Allied, &Action::SelectUnit { unit: gb1 })
+            .unwrap();
+        let e = game
+            .apply(Side::Allied, &Action::Place { hex: hex("0101") })
+            .unwrap_err();
+        assert!(e.to_string().contains("cannot be placed at 0101"), "{e}");
     }
 }

@@ -5,7 +5,7 @@
 //! Losing all four civilians lowers both Chinese thresholds by two (15).
 
 use crate::mechanics::civilians;
-use crate::position::ctx::Ctx;
+use crate::position::ctx::{Ctx, plural};
 use crate::position::event::EventKind;
 use crate::position::state::{GameResult, Loc, State, Step};
 use crate::vocabulary::hex::Hex;
@@ -80,7 +80,8 @@ pub fn check_instant(ctx: &mut Ctx<'_>) {
     let needed = needed_now(ctx.scn, ctx.st);
     if held >= needed {
         let text = format!(
-            "The Chinese control {held} victory hexes in turn {}, needing {needed}: the legations fall (21)",
+            "The Chinese control {} in turn {}, needing {needed}: the legations fall (21)",
+            plural(held, "victory hex", "victory hexes"),
             ctx.st.turn
         );
         finish(ctx, Side::Chinese, "victory_hexes", text);
@@ -111,7 +112,8 @@ pub fn check_final(ctx: &mut Ctx<'_>) {
     let needed = primary_needed(ctx.scn, ctx.st);
     if primary >= needed {
         let text = format!(
-            "The Chinese hold {primary} primary victory hexes at the end of the game, needing {needed} (21)"
+            "The Chinese hold {} at the end of the game, needing {needed} (21)",
+            plural(primary, "primary victory hex", "primary victory hexes")
         );
         finish(ctx, Side::Chinese, "primary_hexes", text);
     } else {
@@ -216,5 +218,16 @@ mod tests {
         kit.put("civ1", hex("2019"));
         kit.run(check_instant);
         assert_eq!(kit.st.result.clone().unwrap().reason, "annihilation");
+    }
+
+    #[test]
+    fn one_victory_hex_is_said_in_the_singular_21() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        kit.st.turn = 1;
+        kit.run(|ctx| enter(ctx, Side::Chinese, hex("3012")));
+        let events = kit.run(check_instant);
+        let text = &events.last().expect("the game ends").text;
+        assert!(text.contains("control 1 victory hex in turn 1"), "{text}");
     }
 }

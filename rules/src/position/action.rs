@@ -27,8 +27,14 @@ pub enum Action {
     Place { hex: Hex },
     /// Choose which kind of off-map Chinese unit to bring on next (19, 22).
     SelectEntry { kind: EntryKind },
-    /// Bring one unit of the selected kind onto this map-edge hex (19, 22).
-    Enter { hex: Hex },
+    /// Bring one unit of the selected kind onto this map-edge hex (19, 22); with `units`, bring
+    /// those units of the selected kind on together (the next ones waiting, within the 30
+    /// points a hex of 7 and ruling R6).
+    Enter {
+        hex: Hex,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        units: Vec<UnitId>,
+    },
 
     // --- Movement (5, 6, 7, 11.2, 12) ---------------------------------------------------
     /// Select every unit in the hex that may still move, to move them as one stack.
@@ -45,8 +51,14 @@ pub enum Action {
     AttemptRecovery { unit: UnitId },
     /// Place a Big Gun (10).
     PlaceGun { hex: Hex },
-    /// Fire the next Big Gun shot in this direction (10).
-    Fire { direction: Direction },
+    /// Fire the next Big Gun shot in this direction (10); with `shots`, fire that many shots of
+    /// the same gun in this direction, one after another — every shot the gun has left — stopping
+    /// early after a shot that leaves someone a choice (a step loss).
+    Fire {
+        direction: Direction,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shots: Option<u8>,
+    },
     /// Explode a mine in this hex (16).
     Detonate { hex: Hex },
     /// Restore this reduced Boxer unit to full strength in place (19).
@@ -69,6 +81,9 @@ pub enum Action {
     AddDefender { hex: Hex },
     /// Add an attacking unit (adjacent: normal combat; 2+ hexes: ranged fire).
     AddAttacker { unit: UnitId },
+    /// Add every unit adjacent to the defending hexes that may join, leaders with the units of
+    /// their hex, in one decision (8.1.2, 11.1).
+    AddAttackers { units: Vec<UnitId> },
     /// Take an attacking unit back out of the attack.
     RemoveAttacker { unit: UnitId },
     /// Add an Allied artillery piece's odds bonus (9).
@@ -112,6 +127,11 @@ pub enum Action {
     Pass,
     /// End the current phase (or setup step).
     EndPhase,
+
+    // --- Taking back ----------------------------------------------------------------------
+    /// Take back the side's last decision: offered while nothing has been rolled and the
+    /// opponent has not decided since (the game keeps the positions; docs/protocol.md).
+    Undo,
 }
 
 impl Action {

@@ -70,3 +70,12 @@ pub fn names(scn: &Scenario, units: &[UnitId]) -> String {
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
+
+/// A count with its noun in the right number: "1 victory hex", "3 victory hexes".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

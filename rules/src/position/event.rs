@@ -29,8 +29,14 @@ pub enum EventKind {
     Skipped { phase: Phase, step: String },
     /// An Allied unit was placed at setup (22).
     Placed { unit: UnitId, hex: Hex },
-    /// Every Allied unit was placed at its default hex (22).
-    DeployedDefault { side: Side, count: u16 },
+    /// A side took the default deployment (22): `units` were placed by it (`count` of them);
+    /// `kept` had been placed by hand and stayed where they were.
+    DeployedDefault {
+        side: Side,
+        count: u16,
+        units: Vec<UnitId>,
+        kept: Vec<UnitId>,
+    },
     /// A Chinese unit entered at a map edge (19, 22).
     Entered { unit: UnitId, hex: Hex },
     /// A stack moved along a path (5).
@@ -116,6 +122,9 @@ pub enum EventKind {
     Lifted { units: Vec<UnitId>, hex: Hex },
     /// The game ended (21).
     GameOver { winner: Side, reason: String },
+    /// The side to act took back its last decision: the position is as it was before the
+    /// action numbered `seqs` (the log keeps that action, marked as taken back).
+    Undone { seqs: Vec<u64> },
 }
 
 impl EventKind {
@@ -152,6 +161,7 @@ impl EventKind {
             EventKind::Restored { .. } => "restored",
             EventKind::Lifted { .. } => "lifted",
             EventKind::GameOver { .. } => "game_over",
+            EventKind::Undone { .. } => "undone",
         }
     }
 }

@@ -280,6 +280,7 @@ mod tests {
             Side::Chinese,
             Action::Fire {
                 direction: Direction::S,
+                shots: None,
             },
         );
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
@@ -419,6 +420,7 @@ mod tests {
             Side::Chinese,
             Action::Fire {
                 direction: Direction::S,
+                shots: None,
             },
         );
         // The SL is the Allied player's to place, leaders included (10): he gives it to the

@@ -207,7 +207,9 @@ fn entry_step(phase: Phase) -> StepDef {
         legal: |scn, st, out| entry::legal(scn, st, selected_entry(st), out),
         apply: entry::apply,
         prompt: |scn, st| entry::prompt(scn, st, selected_entry(st)),
-        idle: |scn, st| Some(!entry::any_waiting(scn, st)),
+        // The Chinese setup ends only when the Chinese player ends it, every unit entered or
+        // not (22): the default entry leaves room to look it over and take it back.
+        idle: |scn, st| Some(st.phase != Phase::ChineseSetup && !entry::any_waiting(scn, st)),
         done: never,
     }
 }

@@ -34,7 +34,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 /// The view's top-level fields, in the order the view serializes them.
-const FIELDS: [&str; 20] = [
+const FIELDS: [&str; 21] = [
     "turn",
     "phase",
     "phase_title",
@@ -55,6 +55,7 @@ const FIELDS: [&str; 20] = [
     "last_combat",
     "result",
     "custom_start",
+    "undo",
 ];
 /// The index of `units` in [`FIELDS`].
 const UNITS: usize = 6;
@@ -125,7 +126,7 @@ impl Snapshot {
     pub fn next(game: &Game, seq: u64, prev: Option<&Snapshot>) -> Result<Snapshot, FrameError> {
         let to_act = game.to_act();
         let (legal, legal_items) = match to_act {
-            Some(side) => legal_json(&game.legal_actions(side))?,
+            Some(side) => legal_json(&game.offered(side))?,
             None => ("[]".to_string(), Vec::new()),
         };
         let view = game.view();
@@ -290,6 +291,7 @@ fn write_view(
         last_combat,
         result,
         custom_start,
+        undo,
     } = view;
     let mut fields = Vec::with_capacity(FIELDS.len());
     let mut unit_spans = Vec::with_capacity(units.len());
@@ -332,6 +334,7 @@ fn write_view(
     w.value(last_combat)?;
     w.value(result)?;
     w.value(custom_start)?;
+    w.value(undo)?;
     w.buf.push(b'}');
     Ok((fields, unit_spans))
 }
@@ -687,7 +690,7 @@ mod tests {
             assert_eq!(snap.view(), view);
             for you in [You::Allied, You::Chinese, You::Spectator] {
                 let legal = match you.side() {
-                    Some(s) => serde_json::to_string(&game.legal_actions(s)).unwrap(),
+                    Some(s) => serde_json::to_string(&game.offered(s)).unwrap(),
                     None => "[]".into(),
                 };
                 let expected = format!(

@@ -78,10 +78,20 @@ impl Default for GamesConfig {
 }
 
 /// Whether a snapshot is due after entry `seq`: a new turn began (`turn_before` → `turn_after`),
-/// or `every` entries have passed since the last snapshot at `last`. The live game and every
-/// replay decide alike, so a replay stores the snapshots a live game would have.
-pub fn snapshot_due(turn_before: u8, turn_after: u8, seq: u64, last: u64, every: u64) -> bool {
-    turn_after != turn_before || seq >= last.saturating_add(every.max(1))
+/// or `every` entries have passed since the last snapshot at `last` — and nothing can be taken
+/// back (`undo_depth` 0, [`crate::rules::Game::undo_depth`]): a game loaded from a snapshot
+/// keeps no decisions to take back, so a snapshot taken in the middle of a run of them would
+/// cut it. The live game and every replay decide alike, so a replay stores the snapshots a
+/// live game would have.
+pub fn snapshot_due(
+    turn_before: u8,
+    turn_after: u8,
+    seq: u64,
+    last: u64,
+    every: u64,
+    undo_depth: usize,
+) -> bool {
+    undo_depth == 0 && (turn_after != turn_before || seq >= last.saturating_add(every.max(1)))
 }
 
 /// Who asks for a new game, for the cap on open games per creator.
@@ -541,7 +551,6 @@ impl Games {
                 store: inner.store.clone(),
                 probe: inner.config.probe.clone(),
                 snapshot_every: inner.config.snapshot_every,
-                scenario: inner.scenario.clone(),
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
@@ -677,7 +686,8 @@ async fn replay_blocking(
                 .step_stored(seq, side, &row.action, &row.state_hash)
                 .map_err(|e| corrupt(&e))?;
             let state = replayer.game().state();
-            if snapshot_due(turn_before, state.turn, seq, last, every) {
+            let depth = replayer.game().undo_depth();
+            if snapshot_due(turn_before, state.turn, seq, last, every, depth) {
                 let json =
                     serde_json::to_string(state).map_err(|e| GameError::Internal(e.to_string()))?;
                 found.push((seq, json));

@@ -16,7 +16,7 @@ use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
 use super::tokens::same_hash;
 use crate::probe::{ActionTiming, Probes};
-use crate::rules::{Action, Game, HashVersion, RuleError, Scenario};
+use crate::rules::{Action, Game, HashVersion, RuleError};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{Explanation, GameStatus, Side, You};
@@ -39,8 +39,6 @@ pub(crate) struct Links {
     pub probe: Probes,
     /// Within a turn, a snapshot at least every this many actions.
     pub snapshot_every: u64,
-    /// The scenario the game is played on.
-    pub scenario: Arc<Scenario>,
 }
 
 /// Where a game's log stands.
@@ -58,7 +56,6 @@ pub(crate) struct Progress {
 pub(crate) struct GameTask {
     id: Uuid,
     game: Game,
-    scenario: Arc<Scenario>,
     /// How many actions the log holds.
     seq: u64,
     /// The seq of the last snapshot stored.
@@ -96,7 +93,6 @@ impl GameTask {
             store,
             probe,
             snapshot_every,
-            scenario,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -104,7 +100,6 @@ impl GameTask {
         Ok(GameTask {
             id,
             game,
-            scenario,
             seq,
             last_snapshot: progress.last_snapshot,
             version: progress.version,
@@ -243,16 +238,16 @@ impl GameTask {
                 current: self.snapshot.clone(),
             });
         }
-        // Only the state is kept to roll back a failed commit: the game's cached legal list
-        // need not be copied for a case that almost never happens.
-        let before = self.game.state().clone();
+        // Only the state and what may be taken back are kept to roll back a failed commit:
+        // the game's cached legal list need not be copied for a case that almost never happens.
+        let before = self.game.mark();
         let started = Instant::now();
         let events = match self.game.apply(side, &action) {
             Ok(events) => events,
             Err(e) => return Err(self.refused(e, side, &action).await),
         };
         let applied = started.elapsed();
-        let turn_before = before.turn;
+        let turn_before = before.state().turn;
         match self
             .commit(side, &action, &events, applied, turn_before)
             .await
@@ -272,7 +267,7 @@ impl GameTask {
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
-                self.game = Game::from_state(self.scenario.clone(), before);
+                self.game.rewind(before);
                 Err(e)
             }
         }
@@ -331,6 +326,7 @@ impl GameTask {
             seq,
             self.last_snapshot,
             self.snapshot_every,
+            self.game.undo_depth(),
         )
         .then(|| serde_json::to_string(st))
         .transpose()

@@ -436,7 +436,7 @@ impl Player {
             .map_or(&[][..], Vec::as_slice);
         let actions = legal
             .iter()
-            .map(serde::Deserialize::deserialize)
+            .map(|a| crate::rules::warnings::action_of(a.clone()))
             .collect::<Result<Vec<crate::rules::Action>, _>>()
             .map_err(|_| "unknown_action")?;
         Ok(Decision {

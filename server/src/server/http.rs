@@ -252,6 +252,11 @@ pub async fn explain(
     AppJson(body): AppJson<serde_json::Value>,
 ) -> Result<Json<Explanation>, AppError> {
     let id = game_id(&id)?;
+    // An element of legal_actions may be asked about as it was offered, warning and all.
+    let mut body = body;
+    if let Some(action) = body.get_mut("action") {
+        *action = crate::rules::warnings::without_warning(action.take());
+    }
     let request: Explain<crate::rules::Action> = serde_json::from_value(body).map_err(|e| {
         AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,

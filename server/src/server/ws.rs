@@ -290,6 +290,8 @@ impl Connection {
             let e = WireError::new(codes::SPECTATOR, "spectators watch; they cannot act");
             return self.refuse(e);
         };
+        // An element of legal_actions may come back with its warning: advice, not the action.
+        let action = crate::rules::warnings::without_warning(action);
         let action: Action = match action_from_frame(&action) {
             Ok(a) => a,
             Err(e) => {
