@@ -58,6 +58,10 @@ enum Command {
     /// fan-out, throughput, memory and the bare-echo and raw-SQLite baselines
     /// (docs/benchmarks.md).
     Load(siege::load::LoadArgs),
+    /// Play whole games between two computer players on every core and print one JSON line:
+    /// wins per side, win rates with 95% intervals, actions, decision times, refusals
+    /// (docs/bots.md).
+    Arena(siege::arena::ArenaArgs),
     /// Render the map: `--svg FILE` writes a drawing, `--json` prints the map data.
     Map {
         /// Write the map as SVG to this file.
@@ -86,6 +90,9 @@ struct ServeArgs {
     /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
     #[arg(long, env = "SIEGE_FRAME_RATE", default_value_t = siege::server::limits::RATE_PER_SECOND)]
     frame_rate: u32,
+    /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
+    #[arg(long, env = "SIEGE_SUGGEST_NODES", default_value_t = siege::analysis::SUGGEST_NODES)]
+    suggest_nodes: u32,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -120,6 +127,14 @@ fn main() -> anyhow::Result<()> {
         }
         Some(Command::Analyze) => analyze(&load_scenario()?),
         Some(Command::Load(args)) => load(&args),
+        Some(Command::Arena(args)) => {
+            let report = siege::arena::run(load_scenario()?, &args)?;
+            println!("{}", serde_json::to_string(&report)?);
+            if report.refusals > 0 {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -149,6 +164,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         config.bench_routes = args.bench_routes;
         config.frame_rate = args.frame_rate;
+        config.suggest_nodes = args.suggest_nodes;
         let server = Server::bind(&config).await.context("starting the server")?;
         let addr = server.local_addr()?;
         println!("listening on http://{addr}");
@@ -240,25 +256,28 @@ fn load(args: &siege::load::LoadArgs) -> anyhow::Result<()> {
 
 /// `siege analyze`: one request on stdin, one answer on stdout; exit 2 on a bad request.
 fn analyze(scenario: &Arc<Scenario>) -> anyhow::Result<()> {
-    use siege::rules::analysis::{self, AnalysisError, Request};
+    use siege::analysis::{self, AnswerError};
     let mut input = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).context("reading stdin")?;
-    let request: Request = match serde_json::from_str(&input) {
+    let request: serde_json::Value = match serde_json::from_str(&input) {
         Ok(r) => r,
-        Err(e) => {
-            let body =
-                serde_json::json!({"error": {"code": "bad_request", "message": e.to_string()}});
-            println!("{body}");
-            std::process::exit(2);
-        }
+        Err(e) => refuse(e.to_string()),
     };
-    match analysis::answer(scenario, &request) {
+    match analysis::answer(scenario, &request, analysis::SUGGEST_NODES) {
         Ok(answers) => println!("{}", serde_json::json!({ "answers": answers })),
-        Err(AnalysisError::Position(e)) => {
+        Err(AnswerError::BadRequest(message)) => refuse(message),
+        Err(AnswerError::Position(e)) => {
             let body = serde_json::json!({"error": {"code": "invalid_position", "message": e.message, "unit": e.unit, "rule": e.rule}});
             println!("{body}");
             std::process::exit(2);
         }
     }
     Ok(())
+}
+
+/// Print a bad-request error and exit 2.
+fn refuse(message: String) -> ! {
+    let body = serde_json::json!({"error": {"code": "bad_request", "message": message}});
+    println!("{body}");
+    std::process::exit(2);
 }

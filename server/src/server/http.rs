@@ -4,7 +4,6 @@
 
 use super::AppState;
 use super::error::{AppError, AppQuery, OptionalJson};
-use crate::rules::analysis;
 use crate::rules::position::{Position, PositionError};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -106,19 +105,16 @@ fn position_error(e: &PositionError) -> AppError {
 }
 
 /// `POST /api/analysis`: questions about a position, answered by the engine (the analysis
-/// board). The board never rolls dice.
+/// board), and engine hints from the bots (`suggest`). The board never rolls dice.
 pub async fn analysis(
     State(app): State<AppState>,
     Json(body): Json<serde_json::Value>,
 ) -> Result<Json<serde_json::Value>, AppError> {
-    let request: analysis::Request = serde_json::from_value(body).map_err(|e| {
-        AppError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            siege_protocol::codes::BAD_REQUEST,
-            format!("expected {{\"position\": …, \"queries\": […]}}: {e}"),
-        )
-    })?;
-    if request.queries.len() > MAX_QUERIES {
+    let count = body
+        .get("queries")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len);
+    if count > MAX_QUERIES {
         return Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             siege_protocol::codes::BAD_REQUEST,
@@ -126,10 +122,19 @@ pub async fn analysis(
         ));
     }
     let scenario = app.games.scenario().clone();
-    let answers = tokio::task::spawn_blocking(move || analysis::answer(&scenario, &request))
-        .await
-        .map_err(|e| AppError::internal(e.to_string()))?
-        .map_err(|analysis::AnalysisError::Position(e)| position_error(&e))?;
+    let nodes = app.suggest_nodes;
+    let answers =
+        tokio::task::spawn_blocking(move || crate::analysis::answer(&scenario, &body, nodes))
+            .await
+            .map_err(|e| AppError::internal(e.to_string()))?
+            .map_err(|e| match e {
+                crate::analysis::AnswerError::Position(e) => position_error(&e),
+                crate::analysis::AnswerError::BadRequest(message) => AppError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    siege_protocol::codes::BAD_REQUEST,
+                    format!("expected {{\"position\": …, \"queries\": […]}}: {message}"),
+                ),
+            })?;
     Ok(Json(serde_json::json!({ "answers": answers })))
 }
 

@@ -57,6 +57,8 @@ pub struct Config {
     /// commit), or `SIEGE_COMMIT_BATCH` from the environment — `1` turns group commit off, to
     /// measure what it gains (docs/benchmarks.md).
     pub commit_batch: usize,
+    /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
+    pub suggest_nodes: u32,
 }
 
 impl Config {
@@ -71,6 +73,7 @@ impl Config {
             frame_rate: limits::RATE_PER_SECOND,
             idle_unload: Duration::from_secs(600),
             commit_batch: commit_batch_from_env(),
+            suggest_nodes: crate::analysis::SUGGEST_NODES,
         }
     }
 }
@@ -118,6 +121,8 @@ pub struct AppState {
     pub bench_routes: bool,
     /// Frames a socket may send per second.
     pub frame_rate: u32,
+    /// Playouts a `hard` engine hint may run.
+    pub suggest_nodes: u32,
     /// With `--bench-routes`: where the actions' time goes (`GET /bench/stages`).
     pub stages: Option<Arc<crate::load::stages::StageTimes>>,
     /// Numbers connections in the logs.
@@ -136,6 +141,7 @@ impl AppState {
             web_dir: config.web_dir.clone(),
             bench_routes: config.bench_routes,
             frame_rate: config.frame_rate,
+            suggest_nodes: config.suggest_nodes,
             stages: None,
             next_conn: Arc::new(AtomicU64::new(1)),
         }
