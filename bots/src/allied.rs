@@ -358,6 +358,8 @@ impl Layout<'_> {
             }
             second = 0.8 * GAME * at_least(&lose2, p.needed_in(2));
         }
+        // Every hex the Chinese hold brings the count they need closer in the turns after.
+        future += 2.5 * held as f64;
         let need = p.needed_in(self.turn).saturating_sub(held);
         let mut win = at_least(&lose.iter().map(|(x, _)| *x).collect::<Vec<_>>(), need);
         if self.turn >= siege_rules::victory::LAST_TURN {
@@ -754,7 +756,12 @@ fn improve(
             for u in &units {
                 layout.at[u.index()] = None;
             }
-            let ok = lone_gun || layout.escorts_ok(from);
+            let mut ok = lone_gun || layout.escorts_ok(from);
+            // At setup every victory hex keeps a garrison: an emptied one is walked into on
+            // turn 2 before the garrison can come back.
+            if setup && layout.info.victory_index(from).is_some() && layout.fighters_in(from) == 0 {
+                ok = false;
+            }
             for u in &units {
                 layout.at[u.index()] = Some(from);
             }
@@ -1160,45 +1167,6 @@ pub fn plan_setup(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
         setup: true,
     };
     let mut placed: Vec<(UnitId, Hex)> = Vec::new();
-    // Victory hexes the Chinese could walk into on turn 1 if their garrison left: a unit on
-    // their way halts them with its zone of control (6), so the garrison is free to go.
-    let mut blockers: Vec<UnitId> = Vec::new();
-    for (i, (v, _)) in info.victory.iter().enumerate() {
-        if p.st.control[i] != Side::Allied || !layout.threat.walk[v.index()] {
-            continue;
-        }
-        let mut best: Option<(f64, UnitId, Hex)> = None;
-        for (u, from) in p.units(Side::Allied) {
-            if !matches!(p.kind(u), UnitKind::Combat | UnitKind::Volunteer)
-                || blockers.contains(&u)
-                || info.victory_index(from).is_some()
-                || !layout.escorts_ok_without(u, from)
-            {
-                continue;
-            }
-            for b in Hex::all().filter(|b| b.distance(*v) <= 4 && *b != *v) {
-                if !p.scn.map.in_setup_area(b)
-                    || info.victory_index(b).is_some()
-                    || !layout.units_in(b).is_empty()
-                {
-                    continue;
-                }
-                layout.at[u.index()] = Some(b);
-                let walk = layout_walk(p, info, &layout.at, true);
-                let cost = layout.material(b, &[u]) + 0.1 * f64::from(b.distance(from));
-                layout.at[u.index()] = Some(from);
-                if !walk[v.index()] && best.as_ref().is_none_or(|x| cost < x.0) {
-                    best = Some((cost, u, b));
-                }
-            }
-        }
-        if let Some((_, u, b)) = best {
-            layout.at[u.index()] = Some(b);
-            blockers.push(u);
-            placed.push((u, b));
-            layout.threat.walk = layout_walk(p, info, &layout.at, true);
-        }
-    }
     let mut ms: Vec<Mover> = p
         .units(Side::Allied)
         .into_iter()
@@ -1206,7 +1174,7 @@ pub fn plan_setup(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
             matches!(
                 p.kind(*u),
                 UnitKind::Combat | UnitKind::Volunteer | UnitKind::Leader | UnitKind::Artillery
-            ) && !blockers.contains(u)
+            )
         })
         .map(|(u, h)| Mover {
             unit: u,
@@ -1251,26 +1219,6 @@ pub fn plan_setup(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
         "The Allies are in position (22)".into(),
     ));
     items
-}
-
-/// Where the Chinese could walk next turn with the Allied units where `at` puts them; with
-/// `empty_victory`, as if the victory hexes' garrisons had left.
-fn layout_walk(p: &Pos<'_>, info: &MapInfo, at: &[Option<Hex>], empty_victory: bool) -> Vec<bool> {
-    let mut st = p.st.clone();
-    for (i, h) in at.iter().enumerate() {
-        let u = UnitId(i as u16);
-        if p.side(u) == Side::Allied
-            && let Some(h) = h
-        {
-            st.unit_mut(u).loc = siege_rules::state::Loc::Map(*h);
-        }
-    }
-    let pos = Pos::new(p.scn, &st);
-    if empty_victory {
-        pos.walkable(info)
-    } else {
-        pos.walk_map(info)
-    }
 }
 
 /// Hexes within three of a Chinese unit on the map.

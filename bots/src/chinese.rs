@@ -52,7 +52,7 @@ pub fn pressure(p: &Pos<'_>, info: &MapInfo) -> Vec<u16> {
 
 /// Where to bring the waiting units on (19, 22): each goes to the edge hex nearest the
 /// victory hex it is sent against, the weakest garrisons drawing the most strength.
-pub fn entry(p: &Pos<'_>, info: &MapInfo, legal: &[Action]) -> Vec<PlanItem> {
+pub fn entry(p: &Pos<'_>, info: &MapInfo) -> Vec<PlanItem> {
     let waiting = p.chinese_off_map();
     if waiting.is_empty() {
         return Vec::new();
@@ -98,10 +98,6 @@ pub fn entry(p: &Pos<'_>, info: &MapInfo, legal: &[Action]) -> Vec<PlanItem> {
     let mut order = waiting.clone();
     order.sort_by_key(|u| (kind_of(*u) != EntryKind::Imperial, *u));
     let mut given: Vec<u32> = vec![0; targets.len()];
-    let can_enter = |h: Hex| {
-        legal.iter().any(|a| *a == Action::Enter { hex: h })
-            || !matches!(p.st.step, Step::Entry { selected: Some(_) })
-    };
     let mut items = Vec::new();
     for u in order {
         let s = p.strength(u);
@@ -115,7 +111,6 @@ pub fn entry(p: &Pos<'_>, info: &MapInfo, legal: &[Action]) -> Vec<PlanItem> {
             .iter()
             .copied()
             .filter(|e| p.board.at(*e).side != Some(Side::Allied) && load[e.index()] + s <= STACK)
-            .filter(|e| can_enter(*e))
             .collect();
         edges.sort_by_key(|e| (info.to_victory[i][e.index()], *e));
         let Some(&e) = edges.first() else { continue };

@@ -138,7 +138,10 @@ impl Intent {
                 };
                 match group {
                     None => {
-                        if units.iter().all(|u| st.unit(*u).hex() == Some(*to)) {
+                        // A walk out and back (through `via`) ends where it began: done once
+                        // the units have moved.
+                        let there = units.iter().all(|u| st.unit(*u).hex() == Some(*to));
+                        if there && (to != from || units.iter().all(|u| st.unit(*u).marks.moved)) {
                             return Next::Done;
                         }
                         if units.iter().any(|u| st.unit(*u).hex() != Some(*from)) {
@@ -148,10 +151,11 @@ impl Intent {
                             .units_at(*from)
                             .filter(|u| legal.contains(&Action::SelectUnit { unit: *u }))
                             .collect();
-                        if units.len() > 1 && same_set(&movable, units) {
-                            if let Some(a) = ok(Action::SelectStack { hex: *from }) {
-                                return Next::Emit(a);
-                            }
+                        if units.len() > 1
+                            && same_set(&movable, units)
+                            && let Some(a) = ok(Action::SelectStack { hex: *from })
+                        {
+                            return Next::Emit(a);
                         }
                         ok(Action::SelectUnit { unit: units[0] }).map_or(Next::Stuck, Next::Emit)
                     }

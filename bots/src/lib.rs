@@ -450,7 +450,7 @@ pub fn normal_plan(
                 allied::plan_setup(p, info, style)
             }
         }
-        Step::Entry { .. } => chinese::entry(p, info, legal),
+        Step::Entry { .. } => chinese::entry(p, info),
         Step::Recovery { .. } => one(allied::recovery(p, legal)),
         Step::BigGunPlace => one(chinese::place_gun(p, info, legal)),
         Step::BigGunFire { .. } => one(chinese::fire(p, info)),
@@ -542,7 +542,7 @@ pub struct Suggestion {
 
 /// The bot's plan and evaluation for `side` in `game`.
 pub fn suggest(game: &Game, side: Side, level: Level, seed: u64, budget: Budget) -> Suggestion {
-    let info = MapInfo::new(game.scenario());
+    let info = Arc::new(MapInfo::new(game.scenario()));
     let p = Pos::new(game.scenario(), game.state());
     let reach = p.chinese_reach(&info);
     let allied = eval::allied_chance(&p, &info, Some(&reach));
@@ -552,23 +552,33 @@ pub fn suggest(game: &Game, side: Side, level: Level, seed: u64, budget: Budget)
         1.0 - allied
     };
     let mut bot = Bot::new(level, seed);
-    let decision = bot.decide(game, side, budget);
-    let plan = match &decision {
-        Some(d) if !d.plan.is_empty() => d.plan.clone(),
-        Some(d) => vec![PlanItem::new(
-            intent::Intent::Step {
-                action: d.action.clone(),
-            },
-            describe(game, &d.action),
-        )],
-        None => Vec::new(),
-    };
+    bot.info = Some(info.clone());
+    let mut plan = Vec::new();
+    let mut action = None;
+    if game.to_act() == Some(side) && level != Level::Random {
+        let legal = game.legal_actions(side);
+        if game.state().pending.is_empty() {
+            let (p_plan, _) = bot.make_plan(game, &p, &info, side, &legal, budget);
+            plan = p_plan;
+        }
+    }
+    if let Some(d) = bot.decide(game, side, budget) {
+        if plan.is_empty() {
+            plan = vec![PlanItem::new(
+                intent::Intent::Step {
+                    action: d.action.clone(),
+                },
+                describe(game, &d.action),
+            )];
+        }
+        action = Some(d.action);
+    }
     Suggestion {
         side,
         level,
         to_act: game.to_act(),
         plan,
-        action: decision.map(|d| d.action),
+        action,
         evaluation,
     }
 }

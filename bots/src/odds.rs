@@ -46,8 +46,10 @@ pub fn p_retreat(p: &[f64; 7]) -> f64 {
 pub fn worth(scn: &Scenario, u: UnitId, reduced: bool) -> f64 {
     let c = scn.counters.get(u);
     match c.kind {
-        UnitKind::Combat if reduced => 1.0,
-        UnitKind::Combat => 2.2,
+        // A reduced unit still holds a hex and escorts civilians: losing it costs more than
+        // flipping a whole one.
+        UnitKind::Combat if reduced => 1.3,
+        UnitKind::Combat => 2.3,
         UnitKind::Volunteer => 2.6,
         UnitKind::Leader => 1.6,
         UnitKind::Civilian => 1.6,

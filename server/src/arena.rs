@@ -189,7 +189,7 @@ pub fn run(scn: Arc<Scenario>, args: &ArenaArgs) -> Result<ArenaReport, ArenaErr
                     if i >= args.games {
                         break;
                     }
-                    let a_side = fixed.unwrap_or(if i % 2 == 0 {
+                    let a_side = fixed.unwrap_or(if i.is_multiple_of(2) {
                         Side::Allied
                     } else {
                         Side::Chinese
