@@ -16,9 +16,9 @@ use crate::odds::{self, step_worth, worth};
 use siege_protocol::{Phase, Side};
 use siege_rules::action::Action;
 use siege_rules::bayonet;
-use siege_rules::combat::Declaration;
 use siege_rules::command;
 use siege_rules::crt;
+use siege_rules::declaration::Declaration;
 use siege_rules::hex::{HEX_COUNT, Hex};
 use siege_rules::los;
 use siege_rules::movement;
@@ -362,7 +362,7 @@ impl Layout<'_> {
         future += 2.5 * held as f64;
         let need = p.needed_in(self.turn).saturating_sub(held);
         let mut win = at_least(&lose.iter().map(|(x, _)| *x).collect::<Vec<_>>(), need);
-        if self.turn >= siege_rules::victory::LAST_TURN {
+        if self.turn >= siege_rules::scenario::LAST_TURN {
             let (_, primary_held) = siege_rules::victory::chinese_held(p.scn, p.st);
             let retaken_primary = self.retaken.iter().filter(|i| info.is_primary(**i)).count();
             let need_p = siege_rules::victory::primary_needed(p.scn, p.st)
@@ -658,7 +658,7 @@ pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
         }
     }
     for (units, from, to, gain) in improve(&mut layout, &mut ms, &interesting, false, 0.05) {
-        let names = siege_rules::game::names(p.scn, &units);
+        let names = siege_rules::ctx::names(p.scn, &units);
         items.push(PlanItem::new(
             Intent::Move {
                 units,
@@ -835,7 +835,7 @@ fn merge_moves(p: &Pos<'_>, items: Vec<PlanItem>) -> Vec<PlanItem> {
             && let Intent::Move { units: pu, .. } = &mut prev.intent
         {
             pu.extend(units.iter().copied());
-            let names = siege_rules::game::names(p.scn, pu);
+            let names = siege_rules::ctx::names(p.scn, pu);
             prev.text = format!("{names} move {from} → {to}");
             continue;
         }
@@ -999,7 +999,7 @@ pub fn bayonet(p: &Pos<'_>, info: &MapInfo, legal: &[Action]) -> Option<PlanItem
             // The chargers occupy the hex if its defenders are gone (R6).
             value += p_out * capture_value(p, info, Side::Allied, target);
             if value > 0.6 && best.as_ref().is_none_or(|b| value > b.0) {
-                let names = siege_rules::game::names(p.scn, &group);
+                let names = siege_rules::ctx::names(p.scn, &group);
                 let text = format!(
                     "{names} charge with the bayonet from {charge_from} into {target} at {} ({} against {}, 8.1.3)",
                     p.scn.crt.column_name(column),

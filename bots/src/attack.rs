@@ -41,7 +41,7 @@ pub struct Candidate {
 impl Candidate {
     /// The attack as a plan step, in words.
     pub fn item(&self, p: &Pos<'_>) -> PlanItem {
-        let names = siege_rules::game::names(p.scn, &self.attackers);
+        let names = siege_rules::ctx::names(p.scn, &self.attackers);
         let targets: Vec<String> = self.defenders.iter().map(Hex::to_string).collect();
         let verb = if self.close { "attack" } else { "fire on" };
         let mut text = format!(
@@ -54,7 +54,7 @@ impl Candidate {
         if !self.artillery.is_empty() {
             text.push_str(&format!(
                 ", with {}",
-                siege_rules::game::names(p.scn, &self.artillery)
+                siege_rules::ctx::names(p.scn, &self.artillery)
             ));
         }
         if self.die_modifier != 0 {

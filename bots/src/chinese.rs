@@ -575,7 +575,7 @@ pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
     moves
         .into_iter()
         .map(|(from, to, units, why)| {
-            let names = siege_rules::game::names(p.scn, &units);
+            let names = siege_rules::ctx::names(p.scn, &units);
             PlanItem::new(
                 Intent::Move {
                     units,

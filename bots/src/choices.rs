@@ -8,9 +8,9 @@ use crate::know::{FAR, MapInfo, Pos};
 use crate::odds::{self, step_worth, worth};
 use siege_protocol::Side;
 use siege_rules::action::Action;
+use siege_rules::action::LeaderUse;
 use siege_rules::crt;
 use siege_rules::hex::Hex;
-use siege_rules::leaders::LeaderUse;
 use siege_rules::pending::{Pending, Retreat};
 use siege_rules::report;
 use siege_rules::stacking;
@@ -267,7 +267,7 @@ fn overstack(p: &Pos<'_>, legal: &[Action]) -> Option<Action> {
 /// the attacker's success least likely.
 fn defender_leaders(p: &Pos<'_>, legal: &[Action]) -> Option<Action> {
     let d = p.st.declaration.as_ref()?;
-    let score = |d: &siege_rules::combat::Declaration| -> f64 {
+    let score = |d: &siege_rules::declaration::Declaration| -> f64 {
         let rep = report::compute(p.scn, p.st, d);
         let column = crt::shift(crt::odds(rep.attack, rep.defence), rep.shift);
         let dist = odds::distribution(p.scn, column, rep.modifier);

@@ -249,7 +249,7 @@ fn stack_attack(p: &Pos<'_>, side: Side) -> Option<PlanItem> {
         fighters.extend(leaders);
         let text = format!(
             "{} attack {} from {h}",
-            siege_rules::game::names(p.scn, &fighters),
+            siege_rules::ctx::names(p.scn, &fighters),
             targets[0]
         );
         return Some(PlanItem::new(

@@ -6,8 +6,8 @@
 
 use serde::Serialize;
 use siege_rules::action::Action;
+use siege_rules::action::LeaderUse;
 use siege_rules::hex::Hex;
-use siege_rules::leaders::LeaderUse;
 use siege_rules::state::{EntryKind, State, Step};
 use siege_rules::units::UnitId;
 

@@ -5,15 +5,16 @@
 //! fields are plain vectors indexed by hex, so nothing here depends on hash-map order.
 
 use siege_protocol::Side;
-use siege_rules::board::Board;
+use siege_rules::action::LeaderUse;
 use siege_rules::defence;
 use siege_rules::hex::{HEX_COUNT, Hex};
-use siege_rules::leaders::LeaderUse;
+use siege_rules::hex_index::HexIndex as Board;
 use siege_rules::map::VictoryKind;
 use siege_rules::movement;
 use siege_rules::scenario::Scenario;
+use siege_rules::state::ground;
 use siege_rules::state::{Loc, State};
-use siege_rules::terrain::{Ground, ground, printed_ground};
+use siege_rules::terrain::{Ground, printed_ground};
 use siege_rules::units::{UnitId, UnitKind};
 use siege_rules::victory;
 use std::cmp::Reverse;

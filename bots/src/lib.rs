@@ -33,7 +33,7 @@ use siege_protocol::{Phase, Side};
 use siege_rules::action::Action;
 use siege_rules::game::Game;
 use siege_rules::hex::Hex;
-use siege_rules::phases::step_name;
+use siege_rules::play::step_name;
 use siege_rules::scenario::Scenario;
 use siege_rules::state::Step;
 use std::str::FromStr;
@@ -151,7 +151,7 @@ struct Memory {
 struct Key {
     turn: u8,
     phase: Phase,
-    step: &'static str,
+    step: String,
     /// Combats resolved so far this phase: every roll changes the picture.
     fought: usize,
 }
@@ -162,7 +162,7 @@ impl Key {
         Key {
             turn: st.turn,
             phase: st.phase,
-            step: step_name(&st.step),
+            step: step_name(st),
             fought: st.units.iter().filter(|u| u.marks.defended).count(),
         }
     }

@@ -7,10 +7,10 @@ use serde_json::json;
 use siege_bots::{Bot, Budget, Level, suggest};
 use siege_protocol::{Phase, Side};
 use siege_rules::crt::CrtResult;
+use siege_rules::custom::Position;
 use siege_rules::event::EventKind;
 use siege_rules::hex::Hex;
 use siege_rules::map::Terrain;
-use siege_rules::position::Position;
 use siege_rules::{Event, Game, Scenario};
 use std::sync::{Arc, OnceLock};
 
@@ -165,7 +165,7 @@ fn an_attack_gathers_the_units_for_the_best_odds_8_2() {
     let probe = game(json!({"turn": 3, "phase": "chinese_combat", "units": [
         unit("a", "allied", "combat", h), unit("b1", "chinese", "boxer", n1), unit("b2", "chinese", "boxer", n2)
     ]}));
-    let board = siege_rules::board::Board::new(&s, probe.state());
+    let board = siege_rules::hex_index::HexIndex::new(&s, probe.state());
     let far = Hex::all()
         .filter(|x| x.distance(h) == 2 && !x.is_adjacent(n1) && !x.is_adjacent(n2))
         .find(|x| siege_rules::los::line_of_sight(&s, probe.state(), &board, *x, h).clear)
@@ -226,7 +226,7 @@ fn ranged_fire_is_taken_whenever_it_can_hurt_8_1_1() {
         {"ref": "L", "side": "allied", "type": "leader", "name": "Strouts", "hex": shooter.to_string()},
         {"ref": "b", "side": "chinese", "type": "boxer", "hex": target.to_string(), "reduced": true}
     ]}));
-    let board = siege_rules::board::Board::new(&s, g.state());
+    let board = siege_rules::hex_index::HexIndex::new(&s, g.state());
     if !siege_rules::los::line_of_sight(&s, g.state(), &board, shooter, target).clear {
         return; // the open ground found has a blocked line: nothing to test here
     }

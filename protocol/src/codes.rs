@@ -1,7 +1,6 @@
-//! The stable error codes of the wire, in one place so the server, the docs and the tests agree.
-//! The rules engine adds its own codes (`game_over`, `not_your_turn`, `not_legal_now`,
-//! `not_a_legal_choice`, `zoc`, `stacking`, `terrain`, `enemy_hex`, `movement_points`,
-//! `wrong_cost`, ...), passed through unchanged in `error` frames.
+//! The stable error codes of the wire, in one place so the server, the rules engine, the docs
+//! and the tests agree. The rules engine's refusals carry the codes of the second group,
+//! passed through unchanged in `error` frames with the rule that refused.
 
 /// A frame or body that is not JSON, or JSON of the wrong shape.
 pub const BAD_JSON: &str = "bad_json";
@@ -40,3 +39,29 @@ pub const SHUTTING_DOWN: &str = "shutting_down";
 pub const INTERNAL: &str = "internal";
 /// A stored log does not replay to its stored state hashes: the game is held, not "fixed".
 pub const CORRUPT_LOG: &str = "corrupt_log";
+
+// --- Refusals by the rules engine ------------------------------------------------------------
+
+/// The game has ended; nothing more can be done (21).
+pub const GAME_OVER: &str = "game_over";
+/// The other side, or nobody, is to decide now.
+pub const NOT_YOUR_TURN: &str = "not_your_turn";
+/// No action of this kind is legal in the current step.
+pub const NOT_LEGAL_NOW: &str = "not_legal_now";
+/// An action of a legal kind, but not one of the listed choices.
+pub const NOT_A_LEGAL_CHOICE: &str = "not_a_legal_choice";
+/// A move refused by a zone of control (6).
+pub const ZOC: &str = "zoc";
+/// A move or placement over the stacking limit (7).
+pub const STACKING: &str = "stacking";
+/// A move into prohibited terrain (5.1, R3).
+pub const TERRAIN: &str = "terrain";
+/// A move into a hex held by the enemy (5.1).
+pub const ENEMY_HEX: &str = "enemy_hex";
+/// A move beyond the movement points left (5).
+pub const MOVEMENT_POINTS: &str = "movement_points";
+/// A move whose stated cost is not the cheapest legal path's (5).
+pub const WRONG_COST: &str = "wrong_cost";
+/// Settling the consequences of an action did not end: an engine bug, never a player's fault.
+/// The action is not stored and the game is held for inspection.
+pub const RUNAWAY: &str = "runaway";

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use siege_rules::analysis::{Query, Request, answer};
-use siege_rules::position::Position;
+use siege_rules::custom::Position;
 use siege_rules::random::Bot;
 use siege_rules::state::{State, Step};
 use siege_rules::{Action, Game, Scenario};
@@ -26,7 +26,7 @@ fn expressible(game: &Game) -> bool {
     let scn = game.scenario();
     match st.step {
         Step::Move { group: None } => {
-            let mover = siege_rules::movement::mover(st.phase);
+            let mover = siege_rules::state::phasing_side(st.phase);
             scn.counters
                 .counters
                 .iter()

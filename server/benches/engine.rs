@@ -7,7 +7,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use siege::replay::Replayer;
 use siege::rules::random::Bot;
 use siege::rules::state::Step;
-use siege::rules::{Action, Game, Scenario, phases};
+use siege::rules::{Action, Game, Scenario, play};
 use siege_protocol::{LogEntry, Phase, Side};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -84,7 +84,7 @@ fn benches(c: &mut Criterion) {
             && g.state().step == Step::Combat
     });
     c.bench_function("legal_actions_busy_chinese_combat", |b| {
-        b.iter(|| black_box(phases::legal(busy.scenario(), busy.state())))
+        b.iter(|| black_box(play::legal(busy.scenario(), busy.state())))
     });
     let moving = play_until(&scn, 7, |g| {
         g.state().turn >= 4
@@ -92,7 +92,7 @@ fn benches(c: &mut Criterion) {
             && g.state().phase == Phase::ChineseMovement
     });
     c.bench_function("legal_actions_selected_stack", |b| {
-        b.iter(|| black_box(phases::legal(moving.scenario(), moving.state())))
+        b.iter(|| black_box(play::legal(moving.scenario(), moving.state())))
     });
     let side = moving.to_act().expect("someone acts");
     let mv = moving

@@ -7,7 +7,7 @@
 
 use crate::rules::Game;
 use crate::rules::analysis::{self, AnalysisError, Query, Request};
-use crate::rules::position::{Position, PositionError};
+use crate::rules::custom::{Position, PositionError};
 use crate::rules::scenario::Scenario;
 use serde::Deserialize;
 use serde_json::{Value, json};

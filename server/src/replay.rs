@@ -4,7 +4,7 @@
 //! games at start-up and to answer `GET /api/games/{id}/state?at=N`; `siege replay` uses it to
 //! let anyone audit a finished game. A mismatch is an error, never silently repaired.
 
-use crate::rules::position::Position;
+use crate::rules::custom::Position;
 use crate::rules::{Action, Game, GameResult, Scenario};
 use serde_json::Value;
 use sha2::{Digest, Sha256};

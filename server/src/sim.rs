@@ -3,10 +3,10 @@
 //! every unit accounted for, always a legal action for the side to act — and counts what
 //! happened, so that a thousand games exercise every rule.
 
-use crate::rules::board::Board;
 use crate::rules::crt::CrtResult;
 use crate::rules::event::EventKind;
 use crate::rules::hex::Hex;
+use crate::rules::hex_index::HexIndex;
 use crate::rules::map::Terrain;
 use crate::rules::pending::Pending;
 use crate::rules::random::Bot;
@@ -191,7 +191,7 @@ fn crt_name(r: CrtResult) -> String {
 pub fn check(game: &Game) -> Option<String> {
     let scn = game.scenario();
     let st = game.state();
-    let board = Board::new(scn, st);
+    let board = HexIndex::new(scn, st);
     let mut sides: Vec<Option<Side>> = vec![None; crate::rules::hex::HEX_COUNT];
     for c in &scn.counters.counters {
         let loc = st.unit(c.id).loc;

@@ -16,7 +16,7 @@ pub use frames::{Snapshot, Update, events_frame};
 pub use handle::{Attached, Claim, ConnectionGuard, GameError, GameHandle, Info};
 
 use crate::replay::{Replayer, seed_commitment};
-use crate::rules::position::Position;
+use crate::rules::custom::Position;
 use crate::rules::{Game, Scenario};
 use crate::store::{ActionRow, NewGame, Store, StoreError};
 use futures_util::StreamExt;

@@ -4,7 +4,7 @@
 
 use super::AppState;
 use super::error::{AppError, AppQuery, OptionalJson};
-use crate::rules::position::{Position, PositionError};
+use crate::rules::custom::{Position, PositionError};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};

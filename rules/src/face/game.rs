@@ -1,0 +1,362 @@
+//! The game: the rules engine's public face (STYLE: `Game::new`, `legal_actions`, `apply`,
+//! `view`). It owns the state and the scenario it is played on; every decision goes through
+//! [`Game::apply`], which refuses anything not in [`Game::legal_actions`] with an error citing
+//! the rule and changes nothing, or applies it and returns the events in words.
+
+use crate::face::explain;
+use crate::face::view::{self, View};
+use crate::position::action::Action;
+use crate::position::ctx::Ctx;
+use crate::position::event::Event;
+use crate::position::state::{GameResult, Loc, State, Step};
+use crate::sequence::play;
+use crate::vocabulary::dice::Dice;
+use crate::vocabulary::error::RuleError;
+use crate::vocabulary::scenario::Scenario;
+use crate::vocabulary::units::{UnitId, UnitKind};
+use sha2::{Digest, Sha256};
+use siege_protocol::{Phase, Side};
+use std::sync::Arc;
+
+/// A game of Siege at Peking.
+#[derive(Clone, Debug)]
+pub struct Game {
+    scenario: Arc<Scenario>,
+    state: State,
+    /// The legal actions of the side to act, computed at most once per state and only when
+    /// asked for: `apply` checks against them and `legal_actions` hands them out; a trusted
+    /// replay never needs them.
+    legal: std::sync::OnceLock<Vec<Action>>,
+}
+
+impl Game {
+    /// A new game at the start of the Allied setup (22), its dice seeded with `seed`.
+    pub fn new(scenario: Arc<Scenario>, seed: [u8; 32]) -> Game {
+        let units = scenario
+            .counters
+            .counters
+            .iter()
+            .map(|c| crate::position::state::UnitState {
+                loc: if c.side == Side::Allied {
+                    Loc::Unplaced
+                } else {
+                    Loc::OffMap
+                },
+                reduced: false,
+                marks: Default::default(),
+            })
+            .collect();
+        let state = State {
+            turn: 0,
+            phase: Phase::AlliedSetup,
+            step: Step::AlliedSetup {
+                selected: None,
+                area: None,
+            },
+            units,
+            ruins: Vec::new(),
+            fortifications: Vec::new(),
+            mines_left: scenario.counters.markers.mines,
+            control: vec![Side::Allied; scenario.map.victory_hexes().len()],
+            pending: Vec::new(),
+            declaration: None,
+            last_combat: None,
+            big_guns: Vec::new(),
+            sniper_used: false,
+            charge_points: 0,
+            withdrawal_rolled: Vec::new(),
+            withdrawal_allowed: Vec::new(),
+            restores_left: 0,
+            custom_start: false,
+            absent: Vec::new(),
+            result: None,
+            dice: Dice::from_seed(seed),
+        };
+        Game::from_state(scenario, state)
+    }
+
+    /// A game resumed from a state (a custom start from the analysis board, or a saved state).
+    pub fn from_state(scenario: Arc<Scenario>, state: State) -> Game {
+        Game {
+            scenario,
+            state,
+            legal: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A game starting from a custom position (the analysis board) rather than the setup of
+    /// section 22, its dice seeded with `seed`. Both players see `custom_start` in the view.
+    pub fn from_position(
+        scenario: Arc<Scenario>,
+        position: &crate::face::custom::Position,
+        seed: [u8; 32],
+    ) -> Result<Game, crate::face::custom::PositionError> {
+        let built = position.build(&scenario, seed)?;
+        Ok(Game::from_state(scenario, built.state))
+    }
+
+    /// The scenario the game is played on.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The side whose decision it is, or `None` once the game is over.
+    pub fn to_act(&self) -> Option<Side> {
+        play::to_act(&self.state)
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<&GameResult> {
+        self.state.result.as_ref()
+    }
+
+    /// Every action `side` may take now: empty for the side not to act and after the end.
+    pub fn legal_actions(&self, side: Side) -> Vec<Action> {
+        if self.to_act() != Some(side) {
+            return Vec::new();
+        }
+        self.legal().to_vec()
+    }
+
+    /// The legal actions of the side to act (computed once per state).
+    fn legal(&self) -> &[Action] {
+        self.legal
+            .get_or_init(|| play::legal(&self.scenario, &self.state))
+    }
+
+    /// Whether `action` is legal for `side` now, without copying the list.
+    pub fn is_legal(&self, side: Side, action: &Action) -> bool {
+        self.to_act() == Some(side) && self.legal().contains(action)
+    }
+
+    /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
+    pub fn apply(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        if self.state.result.is_some() {
+            return Err(RuleError::GameOver);
+        }
+        let to_act = self.to_act();
+        if to_act != Some(side) {
+            return Err(RuleError::NotYourTurn { side, to_act });
+        }
+        if !self.legal().contains(action) {
+            return Err(explain::refusal(
+                &self.scenario,
+                &self.state,
+                action,
+                self.legal(),
+            ));
+        }
+        self.apply_unchecked(action)
+    }
+
+    /// Apply an action from a log whose every state hash the caller checks (the server's own
+    /// store at start-up, state-at-seq): the action is applied without first listing the legal
+    /// actions. Still refused if the game is over or the other side is to act. An action that
+    /// was not legal shows up as a state-hash mismatch; audits (`siege replay`) use
+    /// [`Game::apply`], which checks every action.
+    pub fn apply_trusted(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        if self.state.result.is_some() {
+            return Err(RuleError::GameOver);
+        }
+        let to_act = self.to_act();
+        if to_act != Some(side) {
+            return Err(RuleError::NotYourTurn { side, to_act });
+        }
+        self.apply_unchecked(action)
+    }
+
+    /// Apply to a copy of the state and keep it only if the engine settled: a runaway
+    /// ([`RuleError::Runaway`]) leaves the game as it was.
+    fn apply_unchecked(&mut self, action: &Action) -> Result<Vec<Event>, RuleError> {
+        let mut state = self.state.clone();
+        let mut ctx = Ctx::new(&self.scenario, &mut state);
+        play::apply(&mut ctx, action)?;
+        let events = ctx.events;
+        self.state = state;
+        self.legal = std::sync::OnceLock::new();
+        Ok(events)
+    }
+
+    /// Everything a client needs to draw the game, the same for players and spectators.
+    pub fn view(&self) -> View {
+        view::build(&self.scenario, &self.state)
+    }
+
+    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes.
+    pub fn state_hash(&self) -> [u8; 32] {
+        // A mid-game state is 7–10 KB of JSON: room for it up front spares the doubling
+        // reallocations (about an eighth of the hash's time, and every logged action is hashed).
+        let mut bytes = Vec::with_capacity(16 * 1024);
+        if serde_json::to_writer(&mut bytes, &self.state).is_err() {
+            bytes.clear();
+        }
+        Sha256::digest(&bytes).into()
+    }
+
+    /// The state hash as lowercase hex.
+    pub fn state_hash_hex(&self) -> String {
+        hex::encode(self.state_hash())
+    }
+
+    /// The units of a side still on the map, by kind — for invariant checks and reports.
+    pub fn on_map(&self, side: Side) -> impl Iterator<Item = (UnitId, UnitKind)> + '_ {
+        self.scenario
+            .counters
+            .counters
+            .iter()
+            .filter(move |c| c.side == side && matches!(self.state.unit(c.id).loc, Loc::Map(_)))
+            .map(|c| (c.id, c.kind))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::random::Bot;
+    use crate::face::testkit::scenario;
+    use crate::position::event::EventKind;
+
+    fn new_game() -> Game {
+        Game::new(scenario(), [5; 32])
+    }
+
+    /// Play with the random player until `stop` says so or the game ends; returns the events.
+    fn play_until(game: &mut Game, seed: u64, stop: impl Fn(&Game) -> bool) -> Vec<Event> {
+        let mut bot = Bot::new(seed, Vec::new());
+        let mut all = Vec::new();
+        while game.result().is_none() && !stop(game) {
+            let side = game.to_act().expect("someone acts");
+            let legal = game.legal_actions(side);
+            let action = bot.choose(game, &legal).expect("a legal action").clone();
+            all.extend(game.apply(side, &action).expect("legal actions apply"));
+        }
+        all
+    }
+
+    #[test]
+    fn setup_comes_before_the_chinese_entry_and_turn_1_22() {
+        let mut game = new_game();
+        assert_eq!(
+            (game.state().phase, game.to_act()),
+            (Phase::AlliedSetup, Some(Side::Allied))
+        );
+        assert!(
+            !game.legal_actions(Side::Allied).contains(&Action::EndPhase),
+            "nothing placed yet"
+        );
+        game.apply(Side::Allied, &Action::DeployDefault).unwrap();
+        game.apply(Side::Allied, &Action::EndPhase).unwrap();
+        assert_eq!(
+            (game.state().phase, game.to_act()),
+            (Phase::ChineseSetup, Some(Side::Chinese))
+        );
+        // With every unit entered there is nothing left to decide: turn 1 begins at once.
+        let events = game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|e| e.kind == EventKind::TurnBegan { turn: 1 })
+        );
+        assert_eq!((game.state().turn, game.state().phase), (1, Phase::BigGun));
+    }
+
+    #[test]
+    fn the_seven_phases_come_in_the_order_of_section_4() {
+        let mut game = new_game();
+        let events = play_until(&mut game, 11, |g| g.state().turn >= 3);
+        let turn2: Vec<Phase> = events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::PhaseBegan { turn: 2, phase } => Some(phase),
+                _ => None,
+            })
+            .collect();
+        let mut expected: Vec<Phase> = Phase::TURN.to_vec();
+        expected.push(Phase::EndOfTurn);
+        // Every phase begins once, in order (a phase with nothing to decide still begins).
+        assert_eq!(turn2, expected);
+    }
+
+    #[test]
+    fn a_refused_action_changes_nothing_and_says_why() {
+        let mut game = new_game();
+        let before = game.state().clone();
+        let err = game.apply(Side::Allied, &Action::Resolve).unwrap_err();
+        assert_eq!(err.code(), "not_legal_now");
+        assert_eq!(game.state(), &before);
+        let err = game
+            .apply(Side::Chinese, &Action::DeployDefault)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RuleError::NotYourTurn {
+                side: Side::Chinese,
+                to_act: Some(Side::Allied)
+            }
+        );
+        let err = game
+            .apply(
+                Side::Allied,
+                &Action::Place {
+                    hex: "0101".parse().unwrap(),
+                },
+            )
+            .unwrap_err();
+        assert!(matches!(err, RuleError::Illegal { .. }));
+        assert_eq!(game.state(), &before);
+    }
+
+    #[test]
+    fn the_other_side_and_spectators_get_no_legal_actions_4() {
+        let game = new_game();
+        assert!(!game.legal_actions(Side::Allied).is_empty());
+        assert!(game.legal_actions(Side::Chinese).is_empty());
+    }
+
+    #[test]
+    fn the_same_seed_and_actions_give_the_same_states_byte_for_byte() {
+        let mut a = new_game();
+        let mut b = new_game();
+        play_until(&mut a, 3, |g| g.state().turn >= 2);
+        play_until(&mut b, 3, |g| g.state().turn >= 2);
+        assert_eq!(a.state_hash(), b.state_hash());
+        assert_eq!(
+            serde_json::to_string(a.state()).unwrap(),
+            serde_json::to_string(b.state()).unwrap()
+        );
+        let mut c = Game::new(scenario(), [6; 32]);
+        play_until(&mut c, 3, |g| g.state().turn >= 2);
+        assert_ne!(a.state_hash(), c.state_hash(), "another seed, other dice");
+    }
+
+    #[test]
+    fn a_state_survives_a_round_trip_through_json() {
+        let mut game = new_game();
+        play_until(&mut game, 4, |g| g.state().turn >= 2);
+        let json = serde_json::to_string(game.state()).unwrap();
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, game.state());
+    }
+
+    #[test]
+    fn a_finished_game_offers_nothing_more_21() {
+        let mut game = new_game();
+        play_until(&mut game, 8, |_| false);
+        assert!(game.result().is_some());
+        assert_eq!(game.to_act(), None);
+        assert!(
+            game.legal_actions(Side::Allied).is_empty()
+                && game.legal_actions(Side::Chinese).is_empty()
+        );
+        assert_eq!(
+            game.apply(Side::Allied, &Action::EndPhase),
+            Err(RuleError::GameOver)
+        );
+        assert_eq!(game.view().phase, Phase::GameOver);
+    }
+}

@@ -1,0 +1,270 @@
+//! The Chinese Big Gun (10; RULINGS R6): at the start of each turn the Chinese player places
+//! both guns within 3 hexes of any map edge, not in an Allied ZOC; each fires 4 times along one
+//! of the six hex directions, a die × 4 hexes; a shot off the map has no effect. Where it falls,
+//! a non-clear hex (a fortification counts as non-clear) is ruined on 5–6, removing any
+//! fortification; in a clear hex with units, 5–6 costs one step of one unit, the owner choosing
+//! (leaders may take it), and kills any civilians there. The Tartar Wall and Allied artillery are
+//! never affected; units in non-clear hexes never are. The guns then leave the map.
+
+use crate::mechanics::losses;
+use crate::mechanics::ruins;
+use crate::position::action::Action;
+use crate::position::ctx::Ctx;
+use crate::position::event::EventKind;
+use crate::position::hex_index::HexIndex;
+use crate::position::pending::Pending;
+use crate::position::state::ground;
+use crate::position::state::{State, Step};
+use crate::vocabulary::hex::{Direction, Hex};
+use crate::vocabulary::scenario::Scenario;
+use crate::vocabulary::terrain::Ground;
+use crate::vocabulary::units::{UnitId, UnitKind};
+use siege_protocol::Side;
+
+/// Shots each gun fires a turn (10).
+pub const SHOTS: usize = 4;
+/// Hexes per pip of the range die (10).
+const HEXES_PER_PIP: u32 = 4;
+
+/// Whether a gun may be placed in `hex` (10): within 3 hexes of an edge, not in Allied ZOC, not
+/// in the canal or among Allied units.
+fn placeable(scn: &Scenario, st: &State, board: &HexIndex, hex: Hex) -> bool {
+    hex.edge_depth() < 3
+        && !board.in_zoc_of(Side::Allied, hex)
+        && board.at(hex).side != Some(Side::Allied)
+        && ground(&scn.map, st, hex) != Ground::Canal
+}
+
+/// The legal actions of the Big Gun phase.
+pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
+    match st.step {
+        Step::BigGunPlace => {
+            let board = HexIndex::new(scn, st);
+            out.extend(
+                Hex::all()
+                    .filter(|h| placeable(scn, st, &board, *h))
+                    .map(|hex| Action::PlaceGun { hex }),
+            );
+            if out.is_empty() {
+                out.push(Action::Pass);
+            }
+        }
+        Step::BigGunFire { .. } => {
+            out.extend(
+                Direction::ALL
+                    .into_iter()
+                    .map(|direction| Action::Fire { direction }),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Apply a Big Gun action.
+pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
+    match action {
+        Action::PlaceGun { hex } => {
+            ctx.st.big_guns.push(*hex);
+            let n = ctx.st.big_guns.len();
+            ctx.emit(
+                EventKind::GunPlaced { hex: *hex },
+                format!("Big Gun {n} is placed at {hex} (10)"),
+            );
+        }
+        Action::Fire { direction } => fire(ctx, *direction),
+        _ => {}
+    }
+}
+
+fn fire(ctx: &mut Ctx<'_>, direction: Direction) {
+    let Step::BigGunFire { shot } = ctx.st.step else {
+        return;
+    };
+    let gun = ctx.st.big_guns[usize::from(shot) / SHOTS];
+    ctx.st.step = Step::BigGunFire { shot: shot + 1 };
+    let die = ctx.roll();
+    let distance = u32::from(die) * HEXES_PER_PIP;
+    let hit = gun.ray(direction, distance);
+    let number = shot + 1;
+    let mut damage_die = None;
+    let effect = match hit {
+        None => "falls off the map: no effect (10)".to_string(),
+        Some(h) => {
+            let (die2, effect) = damage(ctx, h);
+            damage_die = die2;
+            effect
+        }
+    };
+    let at = hit.map_or("off the map".to_string(), |h| h.to_string());
+    let text = format!(
+        "Big Gun shot {number} from {gun} {}: rolled {die} × 4 = {distance} hexes, lands {at}{}: {effect}",
+        direction.name(),
+        damage_die.map_or(String::new(), |d| format!(", damage die {d}"))
+    );
+    ctx.emit(
+        EventKind::Shot {
+            gun,
+            direction,
+            die,
+            distance,
+            hit,
+            damage_die,
+            effect,
+        },
+        text,
+    );
+    if usize::from(shot + 1) >= SHOTS * ctx.st.big_guns.len() {
+        ctx.st.big_guns.clear();
+    }
+}
+
+/// Roll and apply the damage chart where a shot falls (10).
+fn damage(ctx: &mut Ctx<'_>, h: Hex) -> (Option<u8>, String) {
+    let g = ground(&ctx.scn.map, ctx.st, h);
+    let fort = ctx.st.fortification(h).copied();
+    if g == Ground::TartarWall {
+        return (None, "the Tartar Wall is never affected (10)".into());
+    }
+    if g == Ground::Canal {
+        return (None, "into the dry canal: no effect".into());
+    }
+    let non_clear = !g.is_clear() || fort.is_some();
+    let units: Vec<UnitId> = ctx.st.units_at(h).collect();
+    if !non_clear && units.is_empty() {
+        return (None, "empty clear ground: no effect (10)".into());
+    }
+    let die = ctx.roll();
+    if die < 5 {
+        return (Some(die), "NE, no effect (10)".into());
+    }
+    if non_clear {
+        if let Some(f) = fort {
+            ctx.st.fortifications.retain(|x| x.hex != h);
+            ctx.emit(
+                EventKind::FortificationDestroyed { hex: h, built_by: f.built_by },
+                format!("The fortification at {h} is destroyed; the {} player may build it again (10, 13)", f.built_by),
+            );
+        }
+        ruins::place(ctx, h, "the Big Gun");
+        return (Some(die), "RUIN (10)".into());
+    }
+    // Clear hex with units: civilians die, one step lost at the owner's choice.
+    for &u in &units {
+        if ctx.scn.counters.get(u).kind == UnitKind::Civilian {
+            losses::eliminate(ctx, u, "Big Gun SL in clear terrain (10)");
+        }
+    }
+    let takers: Vec<UnitId> = units
+        .iter()
+        .copied()
+        .filter(|u| {
+            !matches!(
+                ctx.scn.counters.get(*u).kind,
+                UnitKind::Artillery | UnitKind::Civilian
+            )
+        })
+        .collect();
+    if let Some(&first) = takers.first() {
+        let side = ctx.scn.counters.get(first).side;
+        ctx.st.pending.push(Pending::StepLoss {
+            side,
+            units: takers,
+            steps: 1,
+            points: 0,
+            cause: "Big Gun SL (10)".into(),
+            free: true,
+        });
+    }
+    (Some(die), "SL: one step lost (10)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::testkit::{Kit, hex};
+
+    #[test]
+    fn guns_go_within_3_hexes_of_an_edge_and_not_in_allied_zoc_10() {
+        let mut kit = Kit::new();
+        let board = kit.board();
+        assert!(placeable(&kit.scn, &kit.st, &board, hex("0101")));
+        assert!(placeable(&kit.scn, &kit.st, &board, hex("0303")));
+        assert!(!placeable(&kit.scn, &kit.st, &board, hex("0404")));
+        kit.put("gb1", hex("0302"));
+        let board = kit.board();
+        assert!(
+            !placeable(&kit.scn, &kit.st, &board, hex("0303"))
+                || kit.ground(hex("0303")) == Ground::Building
+        );
+    }
+
+    #[test]
+    fn a_ruin_result_removes_a_fortification_and_returns_the_counter_10_13_r6() {
+        let mut kit = Kit::new();
+        let h = kit.some_clear_hex();
+        kit.st
+            .fortifications
+            .push(crate::position::state::Fortification {
+                hex: h,
+                built_by: Side::Allied,
+            });
+        // Roll the damage until a 5 or 6 comes up; the dice are seeded so this is repeatable.
+        loop {
+            let (die, _) = kit.run_value(|ctx| damage(ctx, h));
+            if die.is_some_and(|d| d >= 5) {
+                break;
+            }
+        }
+        assert!(kit.st.fortification(h).is_none());
+        assert!(kit.st.is_ruin(h));
+    }
+
+    #[test]
+    fn the_tartar_wall_is_never_affected_10() {
+        let mut kit = Kit::new();
+        let w = hex("1236");
+        for _ in 0..20 {
+            let (die, effect) = kit.run_value(|ctx| damage(ctx, w));
+            assert!(die.is_none());
+            assert!(effect.contains("never"));
+        }
+        assert!(!kit.st.is_ruin(w));
+    }
+
+    #[test]
+    fn an_sl_in_clear_terrain_kills_civilians_and_spares_artillery_10() {
+        let mut kit = Kit::new();
+        let h = kit.some_clear_hex();
+        let civ = kit.put("civ1", h);
+        let betsy = kit.put("betsy", h);
+        let gb = kit.put("gb1", h);
+        loop {
+            let (die, _) = kit.run_value(|ctx| damage(ctx, h));
+            if die.is_some_and(|d| d >= 5) {
+                break;
+            }
+        }
+        assert_eq!(
+            kit.st.unit(civ).loc,
+            crate::position::state::Loc::Eliminated
+        );
+        let Some(Pending::StepLoss { units, free, .. }) = kit.st.pending.first() else {
+            panic!()
+        };
+        assert!(*free);
+        assert_eq!(units, &vec![gb]);
+        assert!(!units.contains(&betsy));
+    }
+
+    #[test]
+    fn units_in_non_clear_hexes_are_never_affected_10() {
+        let mut kit = Kit::new();
+        let (b, _) = kit.building_next_to_clear();
+        let gb = kit.put("gb1", b);
+        for _ in 0..30 {
+            kit.run_value(|ctx| damage(ctx, b));
+        }
+        assert!(!kit.st.unit(gb).reduced);
+        assert!(kit.st.pending.is_empty());
+    }
+}

@@ -1,0 +1,799 @@
+//! Movement (5, 6, 7, 9, 11.2, 15, 18.1; RULINGS R3, R6): stacks move hex by hex paying the
+//! terrain chart, never into the canal or an enemy hex, stopping on entering an enemy zone of
+//! control and never moving directly from one enemy ZOC hex to another; in the Allied reaction
+//! phase at half allowance and never out of an enemy ZOC. Stacking is checked where a stack
+//! stops. Artillery and civilians move only with an Allied combat unit; Chinese units overrun
+//! unmanned Allied artillery.
+//!
+//! A move is chosen in small steps: select units in one hex, then choose a destination among
+//! the hexes reachable by a cheapest legal path (and continue from there, or stop).
+
+use crate::position::action::Action;
+use crate::position::command;
+use crate::position::ctx::Ctx;
+use crate::position::event::EventKind;
+use crate::position::hex_index::HexIndex;
+use crate::position::stacking;
+use crate::position::state::phasing_side;
+use crate::position::state::{Group, Loc, State, Step};
+use crate::vocabulary::hex::{HEX_COUNT, Hex};
+use crate::vocabulary::scenario::Scenario;
+use crate::vocabulary::units::{UnitId, UnitKind};
+use siege_protocol::{Phase, Side};
+
+/// Cheapest legal costs from a start hex: `cost[h]` in MP (`u8::MAX` = unreachable) and the hex
+/// each was reached from, so the path can be walked back.
+pub struct Reach {
+    pub cost: Vec<u8>,
+    prev: Vec<u16>,
+}
+
+const NONE: u16 = u16::MAX;
+
+impl Reach {
+    /// The path from the start to `to`, start excluded.
+    pub fn path(&self, to: Hex) -> Vec<Hex> {
+        let mut path = vec![to];
+        let mut at = to;
+        while self.prev[at.index()] != NONE {
+            let Some(p) = Hex::from_index(usize::from(self.prev[at.index()])) else {
+                break;
+            };
+            if self.cost[p.index()] == 0 {
+                break;
+            }
+            path.push(p);
+            at = p;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// Every hex `side` can reach from `start` with `budget` MP (5.1, 6, 18.1): the canal and enemy
+/// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
+/// ZOC may not step straight into another enemy ZOC hex.
+pub fn reach(scn: &Scenario, board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
+    search(scn, board, side, start, budget, None)
+}
+
+/// The cheapest legal path from `start` to `to`: the same search as [`reach`] stopped as soon as
+/// `to` is settled, which gives the same path (costs only improve strictly, so a settled hex's
+/// predecessors are final).
+pub fn reach_to(
+    scn: &Scenario,
+    board: &HexIndex,
+    side: Side,
+    start: Hex,
+    budget: u8,
+    to: Hex,
+) -> Reach {
+    search(scn, board, side, start, budget, Some(to))
+}
+
+fn search(
+    scn: &Scenario,
+    board: &HexIndex,
+    side: Side,
+    start: Hex,
+    budget: u8,
+    goal: Option<Hex>,
+) -> Reach {
+    let mut cost = vec![u8::MAX; HEX_COUNT];
+    let mut prev = vec![NONE; HEX_COUNT];
+    cost[start.index()] = 0;
+    let mut buckets: Vec<Vec<Hex>> = vec![Vec::new(); usize::from(budget) + 1];
+    buckets[0].push(start);
+    let enemy = side.other();
+    for c in 0..=usize::from(budget) {
+        let mut i = 0;
+        while i < buckets[c].len() {
+            let h = buckets[c][i];
+            i += 1;
+            if usize::from(cost[h.index()]) != c {
+                continue;
+            }
+            if goal == Some(h) {
+                return Reach { cost, prev };
+            }
+            let in_zoc = board.in_zoc_of(enemy, h);
+            if in_zoc && h != start {
+                continue; // entered an enemy ZOC: the move ends here (6)
+            }
+            let from = board.ground(scn, h);
+            for n in h.neighbours() {
+                if !board.enterable_by(side, n) {
+                    continue;
+                }
+                let to = board.ground(scn, n);
+                let Some(step) = scn.terrain.entry_cost(from, to, board.fortified(n)) else {
+                    continue;
+                };
+                if in_zoc && board.in_zoc_of(enemy, n) {
+                    continue; // no moving directly from one enemy ZOC to another (6)
+                }
+                let total = c + usize::from(step);
+                if total > usize::from(budget) || total >= usize::from(cost[n.index()]) {
+                    continue;
+                }
+                cost[n.index()] = total as u8;
+                prev[n.index()] = h.index() as u16;
+                buckets[total].push(n);
+            }
+        }
+    }
+    Reach { cost, prev }
+}
+
+/// Whether unit `u` may still be selected to move in this phase.
+///
+/// The board is needed only in the reaction phase; pass it when you have it.
+pub fn movable(
+    scn: &Scenario,
+    st: &State,
+    board: Option<&HexIndex>,
+    u: UnitId,
+    phase: Phase,
+) -> bool {
+    let us = st.unit(u);
+    let Some(h) = us.hex() else { return false };
+    let c = scn.counters.get(u);
+    if us.marks.moved || command::allowance(scn, st, u, phase) == 0 {
+        return false;
+    }
+    if phase != Phase::AlliedReaction || c.side != Side::Allied {
+        return true;
+    }
+    // Allied units may not leave an enemy ZOC in the reaction phase (6).
+    let in_zoc = match board {
+        Some(b) => b.in_zoc_of(Side::Chinese, h),
+        None => HexIndex::new(scn, st).in_zoc_of(Side::Chinese, h),
+    };
+    !in_zoc
+}
+
+/// Whether any unit of the side moving may still be selected in this phase.
+pub fn anyone_movable(scn: &Scenario, st: &State) -> bool {
+    let phase = st.phase;
+    let side = phasing_side(phase);
+    let board = (phase == Phase::AlliedReaction).then(|| HexIndex::new(scn, st));
+    scn.counters
+        .counters
+        .iter()
+        .any(|c| c.side == side && movable(scn, st, board.as_ref(), c.id, phase))
+}
+
+/// Movement points the stack may still spend: the least allowance among the units that move
+/// on their own; artillery and civilians ride along (9, 15). `None` if nothing carries them.
+pub fn budget(scn: &Scenario, st: &State, group: &Group, phase: Phase) -> Option<u8> {
+    let carriers: Vec<UnitId> = group
+        .units
+        .iter()
+        .copied()
+        .filter(|u| !scn.counters.get(*u).kind.is_passenger())
+        .collect();
+    let needs_escort = group
+        .units
+        .iter()
+        .any(|u| scn.counters.get(*u).kind.is_passenger());
+    let escorted = group.units.iter().any(|u| {
+        matches!(
+            scn.counters.get(*u).kind,
+            UnitKind::Combat | UnitKind::Volunteer
+        )
+    });
+    if carriers.is_empty() || (needs_escort && !escorted) {
+        return None;
+    }
+    let least = carriers
+        .iter()
+        .map(|u| command::allowance(scn, st, *u, phase))
+        .min()?;
+    Some(least.saturating_sub(group.spent))
+}
+
+/// The destinations of the selected stack, with their cost.
+pub fn destinations(
+    scn: &Scenario,
+    st: &State,
+    board: &HexIndex,
+    side: Side,
+    group: &Group,
+    phase: Phase,
+) -> Vec<(Hex, u8)> {
+    if group.halted {
+        return Vec::new();
+    }
+    let Some(left) = budget(scn, st, group, phase) else {
+        return Vec::new();
+    };
+    if left == 0 {
+        return Vec::new();
+    }
+    let reach = reach(scn, board, side, group.hex, left);
+    let (points, guns) = stacking::load(scn, st, &group.units);
+    Hex::all()
+        .filter(|h| *h != group.hex && reach.cost[h.index()] != u8::MAX)
+        .filter(|h| stacking::fits(board, side, *h, points, guns).is_ok())
+        .map(|h| (h, reach.cost[h.index()]))
+        .collect()
+}
+
+/// The legal actions of a movement step.
+pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Action>) {
+    let phase = st.phase;
+    let side = phasing_side(phase);
+    // Selecting needs the board only to keep reacting units in enemy ZOC (6).
+    let needs_board = group.is_some() || phase == Phase::AlliedReaction;
+    let board = needs_board.then(|| HexIndex::new(scn, st));
+    match group {
+        None => {
+            let mut stacks: Vec<Hex> = Vec::new();
+            for c in scn.counters.counters.iter().filter(|c| c.side == side) {
+                if movable(scn, st, board.as_ref(), c.id, phase) {
+                    out.push(Action::SelectUnit { unit: c.id });
+                    if let Some(h) = st.unit(c.id).hex() {
+                        stacks.push(h);
+                    }
+                }
+            }
+            stacks.sort();
+            let multi: Vec<Hex> = stacks
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
+            let mut multi = multi;
+            multi.dedup();
+            out.extend(multi.into_iter().map(|hex| Action::SelectStack { hex }));
+            out.push(Action::EndPhase);
+        }
+        Some(g) => {
+            if !g.started {
+                for u in st.units_at(g.hex) {
+                    if !g.units.contains(&u) && movable(scn, st, board.as_ref(), u, phase) {
+                        out.push(Action::SelectUnit { unit: u });
+                    }
+                }
+                if g.units.len() > 1 {
+                    out.extend(g.units.iter().map(|&unit| Action::UnselectUnit { unit }));
+                }
+            }
+            let board = board.unwrap_or_else(|| HexIndex::new(scn, st));
+            for (to, mp) in destinations(scn, st, &board, side, g, phase) {
+                out.push(Action::Move { to, mp });
+            }
+            out.push(Action::Stop);
+        }
+    }
+}
+
+/// Apply a movement action (already known to be legal).
+pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
+    let phase = ctx.st.phase;
+    let side = phasing_side(phase);
+    match action {
+        Action::SelectUnit { unit } => {
+            let hex = ctx.st.unit(*unit).hex();
+            let Step::Move { group } = &mut ctx.st.step else {
+                return;
+            };
+            match (group.as_mut(), hex) {
+                (Some(g), _) => g.units.push(*unit),
+                (None, Some(hex)) => {
+                    *group = Some(Group {
+                        units: vec![*unit],
+                        hex,
+                        spent: 0,
+                        started: false,
+                        halted: false,
+                    });
+                }
+                (None, None) => {}
+            }
+        }
+        Action::SelectStack { hex } => {
+            let board = HexIndex::new(ctx.scn, ctx.st);
+            let units: Vec<UnitId> = ctx
+                .st
+                .units_at(*hex)
+                .filter(|u| movable(ctx.scn, ctx.st, Some(&board), *u, phase))
+                .collect();
+            ctx.st.step = Step::Move {
+                group: Some(Group {
+                    units,
+                    hex: *hex,
+                    spent: 0,
+                    started: false,
+                    halted: false,
+                }),
+            };
+        }
+        Action::UnselectUnit { unit } => {
+            if let Step::Move { group: Some(g) } = &mut ctx.st.step {
+                g.units.retain(|u| u != unit);
+            }
+        }
+        Action::Move { to, .. } => {
+            let Step::Move { group: Some(g) } = &ctx.st.step else {
+                return;
+            };
+            let mut g = g.clone();
+            move_group(ctx, side, &mut g, *to, phase);
+            let done = g.halted || budget(ctx.scn, ctx.st, &g, phase) == Some(0);
+            ctx.st.step = Step::Move { group: Some(g) };
+            if done {
+                stop(ctx);
+            }
+        }
+        Action::Stop => stop(ctx),
+        _ => {}
+    }
+}
+
+/// Move a stack along the cheapest path to `to`, taking control of victory hexes passed (21)
+/// and overrunning unmanned artillery (9).
+pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
+    let board = HexIndex::new(ctx.scn, ctx.st);
+    let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
+    let r = reach_to(ctx.scn, &board, side, g.hex, left, to);
+    let mp = r.cost[to.index()];
+    let path = r.path(to);
+    let from = g.hex;
+    for &h in &path {
+        if side == Side::Chinese && board.at(h).only_guns {
+            let guns: Vec<UnitId> = ctx.st.units_at(h).collect();
+            for gun in guns {
+                ctx.st.unit_mut(gun).loc = Loc::Eliminated;
+                let text = format!(
+                    "{} at {h} is overrun: no Allied combat unit mans it (9)",
+                    ctx.name(gun)
+                );
+                ctx.emit(EventKind::Overrun { unit: gun, hex: h }, text);
+            }
+        }
+    }
+    for &u in &g.units {
+        ctx.st.unit_mut(u).loc = Loc::Map(to);
+    }
+    g.hex = to;
+    g.spent = g.spent.saturating_add(mp);
+    g.started = true;
+    // Our own move changes no enemy ZOC (overrun guns exert none).
+    g.halted = board.in_zoc_of(side.other(), to);
+    let names = ctx.names(&g.units);
+    let mut full_path = vec![from];
+    full_path.extend(path.iter().copied());
+    let route: Vec<String> = full_path.iter().map(Hex::to_string).collect();
+    let halt = if g.halted {
+        ", stopping in enemy ZOC (6)"
+    } else {
+        ""
+    };
+    let text = format!("{names} move {} ({mp} MP){halt}", route.join(" → "));
+    ctx.emit(
+        EventKind::Moved {
+            units: g.units.clone(),
+            path: full_path,
+            mp,
+        },
+        text,
+    );
+}
+
+/// The selected stack stops: its units have moved for this phase.
+pub fn stop(ctx: &mut Ctx<'_>) {
+    let full = matches!(ctx.st.phase, Phase::ChineseMovement | Phase::AlliedMovement);
+    if let Step::Move { group } = &mut ctx.st.step
+        && let Some(g) = group.take()
+        && g.started
+    {
+        for u in g.units {
+            let m = &mut ctx.st.unit_mut(u).marks;
+            m.moved = true;
+            m.moved_full |= full;
+        }
+    }
+}
+
+/// The prompt of a movement step.
+pub fn prompt(scn: &Scenario, st: &State, group: Option<&Group>) -> String {
+    let phase = st.phase;
+    match group {
+        None => match phase {
+            Phase::AlliedReaction => "Allied reaction: select units to move up to half their allowance, or end the phase (4, 6).".into(),
+            Phase::ChineseMovement => "Chinese movement: select a unit or stack to move, or end the phase (5).".into(),
+            _ => "Allied movement: select a unit or stack to move, or end the phase (5, 11.2).".into(),
+        },
+        Some(g) => {
+            let names: Vec<&str> = g.units.iter().map(|u| scn.counters.get(*u).name.as_str()).collect();
+            let left = budget(scn, st, g, phase);
+            match left {
+                None => format!("{} at {} cannot move without an Allied combat unit (9, 15): add one or stop.", names.join(", "), g.hex),
+                Some(mp) => format!("{} at {}: {mp} MP left. Choose a destination or stop.", names.join(", "), g.hex),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::testkit::{Kit, hex};
+    use crate::vocabulary::map::Terrain;
+    use crate::vocabulary::units::UnitKind;
+
+    fn moving(kit: &mut Kit, phase: Phase) {
+        kit.at(3, phase, Step::Move { group: None });
+    }
+
+    fn group(units: Vec<UnitId>, hex: Hex) -> Group {
+        Group {
+            units,
+            hex,
+            spent: 0,
+            started: false,
+            halted: false,
+        }
+    }
+
+    fn dests(kit: &Kit, side: Side, g: &Group) -> Vec<(Hex, u8)> {
+        destinations(&kit.scn, &kit.st, &kit.board(), side, g, kit.st.phase)
+    }
+
+    fn cost_to(kit: &Kit, side: Side, g: &Group, to: Hex) -> Option<u8> {
+        dests(kit, side, g)
+            .into_iter()
+            .find(|(h, _)| *h == to)
+            .map(|(_, mp)| mp)
+    }
+
+    #[test]
+    fn boxers_move_8_imperials_10_hexes_of_clear_ground_5_2() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let h = hex("2010");
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, h);
+        let g = group(vec![bx], h);
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &g,
+                h.ray(crate::vocabulary::hex::Direction::S, 8).unwrap()
+            ),
+            Some(8)
+        );
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &g,
+                h.ray(crate::vocabulary::hex::Direction::S, 9).unwrap()
+            ),
+            None
+        );
+        let im = kit.place(UnitKind::Imperial, Side::Chinese, hex("2210"));
+        let g = group(vec![im], hex("2210"));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2220")), Some(10));
+    }
+
+    #[test]
+    fn buildings_and_walls_cost_2_and_the_canal_is_prohibited_5_1_r3() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let h = hex("2010");
+        kit.paint(hex("2011"), Terrain::Building);
+        kit.paint(hex("2012"), Terrain::Wall);
+        kit.paint(hex("2013"), Terrain::Canal);
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, h);
+        let g = group(vec![bx], h);
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2011")), Some(2));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2012")), Some(4));
+        assert_eq!(cost_to(&kit, Side::Chinese, &g, hex("2013")), None);
+    }
+
+    #[test]
+    fn the_tartar_wall_costs_8_from_outside_ground_6_from_inside_18_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        for c in 1..=39 {
+            kit.paint(
+                crate::vocabulary::hex::Hex::new(c, 30).unwrap(),
+                Terrain::TartarWall,
+            );
+            for r in 31..=40 {
+                kit.paint(
+                    crate::vocabulary::hex::Hex::new(c, r).unwrap(),
+                    Terrain::Outside,
+                );
+            }
+        }
+        let im = kit.place(UnitKind::Imperial, Side::Chinese, hex("2031"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &group(vec![im], hex("2031")),
+                hex("2030")
+            ),
+            Some(8)
+        );
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("2029"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Chinese,
+                &group(vec![bx], hex("2029")),
+                hex("2030")
+            ),
+            Some(6)
+        );
+    }
+
+    #[test]
+    fn no_unit_enters_an_enemy_hex_5_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        assert_eq!(
+            cost_to(
+                &kit,
+                Side::Allied,
+                &group(vec![gb], hex("1010")),
+                hex("1014")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn entering_an_enemy_zoc_ends_the_move_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let g = group(vec![gb], hex("1010"));
+        // 1013 is in the Boxers' ZOC: reachable, but nothing beyond it through the ZOC.
+        assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
+        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1010"), 6);
+        let via_zoc = r.path(hex("1016"));
+        assert!(
+            !via_zoc.contains(&hex("1013")),
+            "a path may not continue out of an enemy ZOC hex"
+        );
+    }
+
+    #[test]
+    fn no_moving_directly_from_one_enemy_zoc_hex_to_another_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        let g = group(vec![gb], hex("1013"));
+        let board = kit.board();
+        let r = reach(&kit.scn, &board, Side::Allied, hex("1013"), 6);
+        for (to, _) in dests(&kit, Side::Allied, &g) {
+            if to.is_adjacent(hex("1013")) && board.in_zoc_of(Side::Chinese, to) {
+                assert!(
+                    r.path(to).len() >= 2,
+                    "{to} must be reached around, not straight from 1013"
+                );
+            }
+        }
+        assert!(
+            cost_to(&kit, Side::Allied, &g, hex("1012")).is_some(),
+            "leaving to a free hex is fine"
+        );
+    }
+
+    #[test]
+    fn zoc_does_not_stop_a_move_into_a_building_6_18_2() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        kit.paint(hex("1013"), Terrain::Building);
+        kit.paint(hex("1012"), Terrain::Building);
+        let gb = kit.put("gb1", hex("1011"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        // Building to building beside the Boxers: no ZOC in buildings, so the move goes on.
+        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1011"), 6);
+        assert_eq!(r.cost[hex("1013").index()], 4);
+        assert!(!kit.board().in_zoc_of(Side::Chinese, hex("1013")));
+        let _ = gb;
+    }
+
+    #[test]
+    fn in_the_reaction_phase_units_move_half_and_never_out_of_an_enemy_zoc_4_6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedReaction);
+        let gb = kit.put("gb1", hex("1010"));
+        let g = group(vec![gb], hex("1010"));
+        assert_eq!(
+            budget(&kit.scn, &kit.st, &g, Phase::AlliedReaction),
+            Some(3)
+        );
+        assert!(cost_to(&kit, Side::Allied, &g, hex("1014")).is_none());
+        assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
+        let gb2 = kit.put("gb2", hex("3013"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("3014"));
+        assert!(!movable(
+            &kit.scn,
+            &kit.st,
+            None,
+            gb2,
+            Phase::AlliedReaction
+        ));
+        assert!(!movable(
+            &kit.scn,
+            &kit.st,
+            Some(&kit.board()),
+            gb2,
+            Phase::AlliedReaction
+        ));
+        assert!(movable(
+            &kit.scn,
+            &kit.st,
+            Some(&kit.board()),
+            gb2,
+            Phase::AlliedMovement
+        ));
+    }
+
+    #[test]
+    fn a_stack_stops_only_where_stacking_allows_7() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        let vol = kit.put("vol1", hex("1010"));
+        kit.put("gb2", hex("1012"));
+        let g = group(vec![gb, vol], hex("1010"));
+        assert_eq!(
+            cost_to(&kit, Side::Allied, &g, hex("1012")),
+            None,
+            "4 + 10 > 10"
+        );
+        assert_eq!(
+            cost_to(&kit, Side::Allied, &g, hex("1013")),
+            Some(3),
+            "passing through is fine"
+        );
+    }
+
+    #[test]
+    fn artillery_and_civilians_move_only_with_a_combat_unit_9_15_r6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let h = hex("1010");
+        let betsy = kit.put("betsy", h);
+        let myers = kit.put("myers", h);
+        let civ = kit.put("civ1", h);
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy], h),
+                Phase::AlliedMovement
+            ),
+            None
+        );
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy, myers], h),
+                Phase::AlliedMovement
+            ),
+            None,
+            "leaders may not move artillery (9)"
+        );
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![civ, myers], h),
+                Phase::AlliedMovement
+            ),
+            None,
+            "a leader is not enough (15)"
+        );
+        let gb = kit.put("gb1", h);
+        assert_eq!(
+            budget(
+                &kit.scn,
+                &kit.st,
+                &group(vec![betsy, civ, gb], h),
+                Phase::AlliedMovement
+            ),
+            Some(6)
+        );
+    }
+
+    #[test]
+    fn chinese_movement_overruns_unmanned_artillery_9_r6() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let betsy = kit.put("betsy", hex("1012"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1010"));
+        kit.st.step = Step::Move {
+            group: Some(group(vec![bx], hex("1010"))),
+        };
+        let mut game = kit.game();
+        let events = game
+            .apply(
+                Side::Chinese,
+                &Action::Move {
+                    to: hex("1014"),
+                    mp: 4,
+                },
+            )
+            .unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Overrun { unit, .. } if unit == betsy))
+        );
+        assert_eq!(game.state().unit(betsy).loc, Loc::Eliminated);
+    }
+
+    #[test]
+    fn a_move_through_a_victory_hex_takes_control_of_it_21() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::ChineseMovement);
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("3010"));
+        kit.st.step = Step::Move {
+            group: Some(group(vec![bx], hex("3010"))),
+        };
+        let mut game = kit.game();
+        game.apply(
+            Side::Chinese,
+            &Action::Move {
+                to: hex("3014"),
+                mp: 4,
+            },
+        )
+        .unwrap();
+        let i = game
+            .scenario()
+            .map
+            .victory_hexes()
+            .iter()
+            .position(|(h, _)| *h == hex("3012"))
+            .unwrap();
+        assert_eq!(game.state().control[i], Side::Chinese);
+    }
+
+    #[test]
+    fn a_unit_moves_once_a_phase_and_stops_when_its_allowance_is_spent_5_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.put("gb2", hex("3010"));
+        let mut game = kit.game();
+        game.apply(Side::Allied, &Action::SelectUnit { unit: gb })
+            .unwrap();
+        game.apply(
+            Side::Allied,
+            &Action::Move {
+                to: hex("1013"),
+                mp: 3,
+            },
+        )
+        .unwrap();
+        game.apply(
+            Side::Allied,
+            &Action::Move {
+                to: hex("1016"),
+                mp: 3,
+            },
+        )
+        .unwrap();
+        // All 6 MP spent: the stack stopped by itself and may not be selected again.
+        assert_eq!(game.state().step, Step::Move { group: None });
+        assert!(
+            !game
+                .legal_actions(Side::Allied)
+                .contains(&Action::SelectUnit { unit: gb })
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! The game state: everything that changes during a game, serializable byte for byte so a
+//! state can be hashed and a replay checked. The static scenario (map, counters, tables) is not
+//! part of it. Which decision is pending is the pair of the phase's [`Step`] and the queue of
+//! [`Pending`] interruptions (step losses, retreats, advances...) that a resolution creates.
+
+use crate::position::combat_report::CombatReport;
+use crate::position::declaration::Declaration;
+use crate::position::pending::Pending;
+use crate::vocabulary::dice::Dice;
+use crate::vocabulary::hex::Hex;
+use crate::vocabulary::map::Map;
+use crate::vocabulary::terrain::{Ground, printed_ground};
+use crate::vocabulary::units::UnitId;
+use serde::{Deserialize, Serialize};
+use siege_protocol::{Phase, Side};
+
+/// Where a unit is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "at", content = "hex")]
+pub enum Loc {
+    /// An Allied unit not yet placed during setup (22).
+    Unplaced,
+    /// On the map.
+    Map(Hex),
+    /// A Chinese unit off the map but available: never entered, lifted off at the end of a turn,
+    /// or a replacement waiting to enter (19, 22).
+    OffMap,
+    /// Eliminated. Allied losses are permanent; Chinese ones form the pool of 19.
+    Eliminated,
+}
+
+/// Per-unit marks that the rules read later in the turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Marks {
+    /// Moved in the current movement phase (a unit moves once a phase).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub moved: bool,
+    /// Moved during its side's full movement phase this turn: no bayonet charge (8.1.3), no
+    /// fortification (13).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub moved_full: bool,
+    /// Attacked in the current combat phase (8.1.2).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub attacked: bool,
+    /// Was attacked in the current combat phase (8.1.2, R6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub defended: bool,
+    /// Outside command control at the start of the current Allied movement phase (11.2).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub out_of_command: bool,
+    /// Failed a recovery roll this turn: may not attack (8.6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recovery_failed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The changing part of one unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitState {
+    pub loc: Loc,
+    /// Showing the reduced (back) side (8.6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reduced: bool,
+    #[serde(default)]
+    pub marks: Marks,
+}
+
+impl UnitState {
+    /// The hex the unit is in, if on the map.
+    pub fn hex(&self) -> Option<Hex> {
+        match self.loc {
+            Loc::Map(h) => Some(h),
+            _ => None,
+        }
+    }
+}
+
+/// A fortification counter on the map (13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Fortification {
+    pub hex: Hex,
+    pub built_by: Side,
+}
+
+/// How the game ended (21).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    pub winner: Side,
+    /// A short stable key: `victory_hexes`, `primary_hexes`, `annihilation`, `held_out`.
+    pub reason: String,
+    /// The reason in words.
+    pub text: String,
+}
+
+/// A group of units moving together (5): selected in one hex, moving as one stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    pub units: Vec<UnitId>,
+    pub hex: Hex,
+    /// Movement points spent so far this move.
+    pub spent: u8,
+    /// The group has moved at least one hex.
+    pub started: bool,
+    /// The group entered an enemy ZOC and must stop (6).
+    pub halted: bool,
+}
+
+/// Which kind of off-map Chinese unit to bring on (19, 22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    Boxer,
+    ReducedBoxer,
+    Imperial,
+}
+
+/// The main decision of the current phase when no interruption is pending.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "step")]
+pub enum Step {
+    /// Allied placement inside the setup line (22).
+    AlliedSetup {
+        selected: Option<UnitId>,
+        area: Option<u8>,
+    },
+    /// Chinese units entering on map-edge hexes: at setup (22) and each turn for lifted and
+    /// replacement units (19).
+    Entry { selected: Option<EntryKind> },
+    /// Hospital recovery rolls at the start of a turn (8.6): the Allied player picks which
+    /// reduced units try when more than three could; `rolled` counts this turn's attempts.
+    Recovery { rolled: u8 },
+    /// Placing the Big Guns (10).
+    BigGunPlace,
+    /// Firing the Big Guns, `shot` counts from 0 to 7 (10).
+    BigGunFire { shot: u8 },
+    /// Exploding mines before Chinese movement (16).
+    Mines,
+    /// Restoring reduced Boxers in place when the pool is short (19).
+    Restore,
+    /// Moving units (5, 6, 7): Chinese movement, Allied reaction and Allied movement.
+    Move { group: Option<Group> },
+    /// Removing one Allied unit to attrition (14).
+    Attrition,
+    /// Choosing a sniper target (8.1.4).
+    Sniper,
+    /// Building fortifications before the combat phase (13).
+    Fortify,
+    /// Allied withdrawal rolls and moves before Chinese combat (12).
+    Withdrawal,
+    /// Bayonet charges before Allied combat (8.1.3): the charging stack being formed.
+    Bayonet { group: Option<Group> },
+    /// Declaring and resolving attacks (8).
+    Combat,
+    /// Chinese units lifted off the map at the end of the turn (22).
+    LiftOff,
+    /// The game is over.
+    Over,
+}
+
+/// The whole changing state of a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// Game turn 1–11 (0 during setup).
+    pub turn: u8,
+    pub phase: Phase,
+    pub step: Step,
+    /// Indexed by [`UnitId`].
+    pub units: Vec<UnitState>,
+    /// Ruin markers, sorted (17).
+    pub ruins: Vec<Hex>,
+    /// Fortifications, sorted by hex (13).
+    pub fortifications: Vec<Fortification>,
+    /// Mines the Chinese player has not yet exploded (16).
+    pub mines_left: u8,
+    /// Who controls each victory hex, in the order of the map's victory list (21).
+    pub control: Vec<Side>,
+    /// Interruptions to settle before the phase goes on, first first.
+    pub pending: Vec<Pending>,
+    /// The attack being declared, if any (8).
+    pub declaration: Option<Declaration>,
+    /// The last combat resolved, with every number that went into it.
+    pub last_combat: Option<CombatReport>,
+    /// Where the Big Guns stand this turn (10).
+    pub big_guns: Vec<Hex>,
+    /// The sniper has fired this turn (8.1.4).
+    pub sniper_used: bool,
+    /// Strength points that have charged with the bayonet this turn (8.1.3).
+    pub charge_points: u8,
+    /// Leaders who have rolled for withdrawal this turn (12).
+    pub withdrawal_rolled: Vec<UnitId>,
+    /// Units allowed to withdraw by a successful leader roll this turn (12).
+    pub withdrawal_allowed: Vec<UnitId>,
+    /// Reduced Boxers the Chinese may still restore this turn (19).
+    pub restores_left: u8,
+    /// The game started from a custom position (analysis board), not the setup of 22.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub custom_start: bool,
+    /// Units a custom position left out: off the board for good, but neither lost civilians
+    /// (15) nor part of the Chinese replacement pool (19). Sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<UnitId>,
+    pub result: Option<GameResult>,
+    pub dice: Dice,
+}
+
+impl State {
+    /// The state of unit `id`.
+    pub fn unit(&self, id: UnitId) -> &UnitState {
+        &self.units[id.index()]
+    }
+
+    /// Mutable state of unit `id`.
+    pub fn unit_mut(&mut self, id: UnitId) -> &mut UnitState {
+        &mut self.units[id.index()]
+    }
+
+    /// Ids of the units in `hex`, in id order.
+    pub fn units_at(&self, hex: Hex) -> impl Iterator<Item = UnitId> + '_ {
+        self.units
+            .iter()
+            .enumerate()
+            .filter(move |(_, u)| u.loc == Loc::Map(hex))
+            .map(|(i, _)| UnitId(i as u16))
+    }
+
+    /// Whether `hex` carries a ruin marker (17).
+    pub fn is_ruin(&self, hex: Hex) -> bool {
+        self.ruins.binary_search(&hex).is_ok()
+    }
+
+    /// The fortification in `hex`, if any (13).
+    pub fn fortification(&self, hex: Hex) -> Option<&Fortification> {
+        self.fortifications.iter().find(|f| f.hex == hex)
+    }
+}
+
+/// The terrain in play in `hex`: a ruin marker replaces the printed terrain (17).
+pub fn ground(map: &Map, state: &State, hex: Hex) -> Ground {
+    if state.is_ruin(hex) {
+        return Ground::Ruin;
+    }
+    printed_ground(map.terrain(hex))
+}
+
+/// The side whose phase it is (4): the Chinese in the Big Gun, Chinese movement, sniper and
+/// Chinese combat phases, their entry at setup and the end of the turn (when they lift units
+/// off the map); the Allies in their setup, reaction, movement and combat. Once the game is
+/// over no one's phase remains; the Allies are returned by convention. Every rule that asks
+/// "whose phase is it?" asks here.
+pub fn phasing_side(phase: Phase) -> Side {
+    match phase {
+        Phase::ChineseSetup
+        | Phase::BigGun
+        | Phase::ChineseMovement
+        | Phase::Sniper
+        | Phase::ChineseCombat
+        | Phase::EndOfTurn => Side::Chinese,
+        Phase::AlliedSetup
+        | Phase::AlliedReaction
+        | Phase::AlliedMovement
+        | Phase::AlliedCombat
+        | Phase::GameOver => Side::Allied,
+    }
+}

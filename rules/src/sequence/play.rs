@@ -1,0 +1,245 @@
+//! Playing the sequence (4, 20, 22): whose decision it is, what they may do, applying it, and
+//! then settling everything that needs no decision — the checks that follow every action,
+//! interruptions with one choice, steps that ended by themselves or have nothing to decide —
+//! until a real decision is pending or the game is over. A settling loop that never ends would
+//! be an engine bug: it stops after [`SETTLE_LIMIT`] rounds with [`RuleError::Runaway`].
+
+use crate::mechanics::{replacements, victory};
+use crate::position::action::Action;
+use crate::position::command;
+use crate::position::ctx::Ctx;
+use crate::position::event::EventKind;
+use crate::position::state::{State, Step, phasing_side};
+use crate::sequence::after_action;
+use crate::sequence::interruptions;
+use crate::sequence::steps::{StepDef, StepId, TURN};
+use crate::vocabulary::error::RuleError;
+use crate::vocabulary::scenario::{LAST_TURN, Scenario};
+use siege_protocol::{Phase, Side};
+
+/// Rounds of settling after one action beyond which the engine gives up. A whole game is
+/// about 2,500 decisions and one action settles in a few dozen rounds at most.
+pub const SETTLE_LIMIT: usize = 10_000;
+
+/// The step the state is in and its descriptor; `None` once the game is over.
+fn current(st: &State) -> Option<(StepId, StepDef)> {
+    if st.result.is_some() {
+        return None;
+    }
+    StepId::of(st).map(|id| (id, id.def()))
+}
+
+/// The side whose decision it is; `None` once the game is over.
+pub fn to_act(st: &State) -> Option<Side> {
+    if st.result.is_some() {
+        return None;
+    }
+    match st.pending.first() {
+        Some(p) => Some(p.side()),
+        None => current(st).map(|(_, def)| def.side()),
+    }
+}
+
+/// The legal actions of the side to act.
+pub fn legal(scn: &Scenario, st: &State) -> Vec<Action> {
+    let mut out = Vec::new();
+    if st.result.is_some() {
+        return out;
+    }
+    if let Some(p) = st.pending.first() {
+        interruptions::legal(scn, st, p, &mut out);
+    } else if let Some((_, def)) = current(st) {
+        (def.legal)(scn, st, &mut out);
+    }
+    out
+}
+
+/// What the side to act is asked, in words.
+pub fn prompt(scn: &Scenario, st: &State) -> String {
+    if let Some(r) = &st.result {
+        return format!("Game over. {}", r.text);
+    }
+    if let Some(p) = st.pending.first() {
+        return interruptions::prompt(scn, p);
+    }
+    current(st).map_or_else(String::new, |(_, def)| (def.prompt)(scn, st))
+}
+
+/// The wire name of the state's step (`move`, `big_gun_fire`, …): serde's name for it, so
+/// there is one spelling.
+pub fn step_name(st: &State) -> String {
+    serde_json::to_value(&st.step)
+        .ok()
+        .and_then(|v| v.get("step").and_then(|s| s.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Apply a legal action, then settle. Fails only if settling runs away (an engine bug); the
+/// caller then discards the changed state.
+pub fn apply(ctx: &mut Ctx<'_>, action: &Action) -> Result<(), RuleError> {
+    if !ctx.st.pending.is_empty() {
+        interruptions::apply(ctx, action);
+    } else if matches!(action, Action::EndPhase | Action::Pass) {
+        if let Step::Combat = ctx.st.step {
+            ctx.st.declaration = None;
+        }
+        next_step(ctx);
+    } else if let Some((_, def)) = current(ctx.st) {
+        (def.apply)(ctx, action);
+        if std::mem::take(&mut ctx.step_done) {
+            next_step(ctx);
+        }
+    }
+    settle(ctx)
+}
+
+/// After an action: run the after-action checks, settle interruptions that leave no choice,
+/// and pass over steps that ended by themselves or have nothing to decide, until a real
+/// decision is pending or the game is over.
+pub fn settle(ctx: &mut Ctx<'_>) -> Result<(), RuleError> {
+    for _ in 0..SETTLE_LIMIT {
+        if ctx.st.result.is_some() {
+            return Ok(());
+        }
+        after_action::run(ctx);
+        if ctx.st.result.is_some() {
+            return Ok(());
+        }
+        if !ctx.st.pending.is_empty() {
+            if interruptions::prune(ctx) {
+                continue;
+            }
+            let legal = legal(ctx.scn, ctx.st);
+            if legal.len() == 1 {
+                interruptions::apply(ctx, &legal[0]);
+                continue;
+            }
+            return Ok(());
+        }
+        let Some((_, def)) = current(ctx.st) else {
+            return Ok(());
+        };
+        if (def.done)(ctx.scn, ctx.st) {
+            next_step(ctx);
+            continue;
+        }
+        if nothing_to_decide(ctx.scn, ctx.st) {
+            let phase = ctx.st.phase;
+            let step = step_name(ctx.st);
+            let text = format!(
+                "{}: nothing to decide in the {} step",
+                phase.title(),
+                step.replace('_', " ")
+            );
+            ctx.emit(EventKind::Skipped { phase, step }, text);
+            next_step(ctx);
+            continue;
+        }
+        return Ok(());
+    }
+    Err(RuleError::Runaway {
+        rounds: SETTLE_LIMIT,
+    })
+}
+
+/// Whether the only legal action of the current step is to end it (`end_phase` or `pass`).
+pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
+    let Some((_, def)) = current(st) else {
+        return false;
+    };
+    (def.idle)(scn, st).unwrap_or_else(|| {
+        let mut legal = Vec::new();
+        (def.legal)(scn, st, &mut legal);
+        legal.len() == 1 && matches!(legal[0], Action::EndPhase | Action::Pass)
+    })
+}
+
+/// Move on to the next step of the sequence of play, or end the turn after the last.
+pub fn next_step(ctx: &mut Ctx<'_>) {
+    let Some(id) = StepId::of(ctx.st) else {
+        return;
+    };
+    match id {
+        StepId::ChineseSetup => begin_turn(ctx, 1),
+        _ => match id.next() {
+            Some(next) => enter(ctx, next),
+            None => end_turn(ctx),
+        },
+    }
+}
+
+/// Enter a step: its phase begins if it is a new one, then the step's own beginning.
+fn enter(ctx: &mut Ctx<'_>, id: StepId) {
+    let def = id.def();
+    if def.phase != ctx.st.phase {
+        begin_phase(ctx, def.phase);
+    }
+    ctx.st.phase = def.phase;
+    ctx.st.step = (def.fresh)();
+    (def.begin)(ctx);
+}
+
+/// What happens as a phase begins: it is announced, and the marks it resets are reset.
+fn begin_phase(ctx: &mut Ctx<'_>, phase: Phase) {
+    let turn = ctx.st.turn;
+    let text = match phase {
+        Phase::ChineseSetup => {
+            "The Allies are in position; the Chinese enter at the map edge (22)".to_string()
+        }
+        _ => format!("Turn {turn}: {}", phase.title()),
+    };
+    ctx.emit(EventKind::PhaseBegan { turn, phase }, text);
+    match phase {
+        Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement => {
+            let side = phasing_side(phase);
+            for (i, u) in ctx.st.units.iter_mut().enumerate() {
+                if ctx.scn.counters.counters[i].side == side {
+                    u.marks.moved = false;
+                    if phase != Phase::AlliedReaction {
+                        u.marks.moved_full = false;
+                    }
+                }
+            }
+            if side == Side::Allied {
+                command::mark(ctx.scn, ctx.st);
+            }
+        }
+        Phase::ChineseCombat | Phase::AlliedCombat => {
+            for u in &mut ctx.st.units {
+                u.marks.attacked = false;
+                u.marks.defended = false;
+            }
+        }
+        Phase::BigGun => ctx.st.big_guns.clear(),
+        _ => {}
+    }
+}
+
+/// Start game turn `turn` (4, 20): per-turn counters reset, replacements arrive (19).
+pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
+    ctx.st.turn = turn;
+    ctx.st.sniper_used = false;
+    ctx.st.charge_points = 0;
+    ctx.st.withdrawal_rolled.clear();
+    ctx.st.withdrawal_allowed.clear();
+    ctx.st.big_guns.clear();
+    for u in &mut ctx.st.units {
+        u.marks.recovery_failed = false;
+    }
+    ctx.emit(
+        EventKind::TurnBegan { turn },
+        format!("Game turn {turn} of 11 begins (20)"),
+    );
+    replacements::arrive(ctx);
+    enter(ctx, TURN[0]);
+}
+
+/// The end of a turn: after turn 11 the game ends (20, 21); otherwise the next turn begins.
+fn end_turn(ctx: &mut Ctx<'_>) {
+    if ctx.st.turn >= LAST_TURN {
+        victory::check_final(ctx);
+    } else {
+        let next = ctx.st.turn + 1;
+        begin_turn(ctx, next);
+    }
+}
