@@ -8,7 +8,6 @@ use crate::know::{FAR, MapInfo, Pos};
 use crate::odds::{self, step_worth, worth};
 use siege_protocol::Side;
 use siege_rules::action::Action;
-use siege_rules::action::LeaderUse;
 use siege_rules::crt;
 use siege_rules::hex::Hex;
 use siege_rules::pending::{Pending, Retreat};
@@ -290,14 +289,5 @@ fn defender_leaders(p: &Pos<'_>, legal: &[Action]) -> Option<Action> {
     match best {
         Some((_, a)) => Some(a),
         None => legal.iter().find(|a| **a == Action::Resolve).cloned(),
-    }
-}
-
-/// Whether a leader's die modifier beats his strength point in an Allied attack (11.1).
-pub fn attacking_leader_use(column_with: crt::Odds, column_without: crt::Odds) -> LeaderUse {
-    if column_with != column_without {
-        LeaderUse::Strength
-    } else {
-        LeaderUse::Modifier
     }
 }

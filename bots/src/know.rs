@@ -5,7 +5,6 @@
 //! fields are plain vectors indexed by hex, so nothing here depends on hash-map order.
 
 use siege_protocol::Side;
-use siege_rules::action::LeaderUse;
 use siege_rules::defence;
 use siege_rules::hex::{HEX_COUNT, Hex};
 use siege_rules::hex_index::HexIndex as Board;
@@ -364,20 +363,6 @@ impl<'a> Pos<'a> {
             }
         }
         total.min(room)
-    }
-
-    /// Whether a leader lending his strength or his die modifier is the better defence: the
-    /// modifier unless one more point moves the odds a column (11.1, R4).
-    pub fn defending_leader_use(&self, attack: u32, h: Hex) -> LeaderUse {
-        let mult = self.multiplier(h);
-        let base = self.defence_base(h);
-        let with = siege_rules::crt::odds(attack, base * mult);
-        let without = siege_rules::crt::odds(attack, base.saturating_sub(1) * mult);
-        if with != without {
-            LeaderUse::Strength
-        } else {
-            LeaderUse::Modifier
-        }
     }
 }
 

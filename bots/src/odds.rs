@@ -2,7 +2,6 @@
 //! modifier, the chance of each result, and what a unit or a step is worth to each side, so
 //! that an attack's expected outcome can be weighed in one number.
 
-use siege_protocol::Side;
 use siege_rules::crt::{CrtResult, Odds};
 use siege_rules::scenario::Scenario;
 use siege_rules::units::{UnitId, UnitKind};
@@ -68,15 +67,6 @@ pub fn step_worth(scn: &Scenario, u: UnitId, reduced: bool) -> f64 {
         worth(scn, u, false) - worth(scn, u, true)
     } else {
         worth(scn, u, reduced)
-    }
-}
-
-/// How a side weighs material: the Allies value their own scarce units more than the
-/// Chinese value theirs.
-pub fn side_weight(side: Side) -> f64 {
-    match side {
-        Side::Allied => 1.0,
-        Side::Chinese => 1.0,
     }
 }
 
