@@ -1,4 +1,4 @@
-//! WebSocket frames (PROTOCOL.md, "WebSocket"): what a client sends and what the server answers.
+//! WebSocket frames (docs/protocol.md, "WebSocket"): what a client sends and what the server answers.
 //! Every frame is a JSON object tagged by `type`.
 
 use crate::side::Side;

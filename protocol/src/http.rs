@@ -1,4 +1,4 @@
-//! HTTP bodies (PROTOCOL.md, "HTTP"): requests, answers and the error envelope. Game ids are
+//! HTTP bodies (docs/protocol.md, "HTTP"): requests, answers and the error envelope. Game ids are
 //! UUID strings; times are RFC 3339 strings in UTC.
 
 use crate::side::{Phase, Side};
@@ -134,6 +134,32 @@ pub struct GameInfo<V = Value, A = Value> {
     pub seed_commitment: String,
     pub view: V,
     pub legal_actions: Vec<A>,
+}
+
+/// `POST /api/games/{id}/explain` request: an action to check against the game as it is now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explain<A = Value> {
+    pub action: A,
+}
+
+/// `POST /api/games/{id}/explain` answer: whether the side to act could take the action now
+/// and, if not, the rules' refusal — the same code, message and rule an `action` frame would
+/// get. Nothing changes and nothing is logged: a page asks it when a player clicks a hex that
+/// is no choice, to say why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The state the answer is about.
+    pub seq: u64,
+    /// Whose decision it is; `null` once the game is over.
+    pub side: Option<Side>,
+    pub legal: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 /// `GET /api/games/{id}/log`: everything needed to replay and audit a game.

@@ -1,4 +1,4 @@
-//! The wire format of siege (PROTOCOL.md) as serde types, shared by the server, the tests and
+//! The wire format of siege (docs/protocol.md) as serde types, shared by the server, the tests and
 //! bots. The game's own vocabulary that travels inside these envelopes (actions, events, the
 //! view) is defined by the rules engine and documented in `docs/protocol.md`; here it appears
 //! as type parameters that default to [`serde_json::Value`], so a client that knows no rules
@@ -12,7 +12,7 @@ mod side;
 
 pub use frames::{ClientFrame, ServerFrame, You};
 pub use http::{
-    CreateGame, CreatedGame, ErrorBody, ErrorDetail, GameInfo, GameLog, GameStatus, GameSummary,
-    JoinGame, JoinedGame, LogEntry, Seats,
+    CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
+    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Seats,
 };
 pub use side::{Phase, Side};

@@ -22,6 +22,10 @@
 //! layers. The modules are also re-exported here by name (`siege_rules::combat`, …) so that
 //! code outside the crate need not know which layer a rule sits in.
 
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctest;
+
 pub mod face;
 pub mod mechanics;
 pub mod position;

@@ -8,12 +8,10 @@ use siege_rules::custom::Position;
 use siege_rules::random::Bot;
 use siege_rules::state::{State, Step};
 use siege_rules::{Action, Game, Scenario};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 fn scenario() -> Arc<Scenario> {
-    static SCN: OnceLock<Arc<Scenario>> = OnceLock::new();
-    SCN.get_or_init(|| Arc::new(Scenario::load_default().expect("loads")))
-        .clone()
+    Scenario::shipped().expect("the shipped scenario loads")
 }
 
 /// A state a position can express exactly: a main step just begun, nothing selected or pending,

@@ -28,7 +28,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn scenario() -> Arc<Scenario> {
-    Arc::new(Scenario::load_default().expect("the shipped scenario loads"))
+    Scenario::shipped().expect("the shipped scenario loads")
 }
 
 fn record(seed: [u8; 32], bot_seed: u64) -> Golden {

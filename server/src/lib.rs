@@ -13,5 +13,6 @@ pub mod replay;
 pub mod server;
 pub mod sim;
 pub mod store;
+pub mod tables;
 
 pub use siege_rules as rules;

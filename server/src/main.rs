@@ -117,7 +117,10 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Map { svg, json }) => {
             let scenario = load_scenario()?;
             if json {
-                println!("{}", serde_json::to_string(&scenario.to_json())?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&siege::tables::scenario_json(&scenario))?
+                );
             }
             if let Some(path) = svg {
                 std::fs::write(&path, siege::map_svg::render_svg(&scenario.map))

@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn an_honest_log_passes_the_audit() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let log = sample_log(&scn, [9; 32], 60);
         let n = log.entries.len();
         assert!(n > 20, "the sample game lasted {n} actions");
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn a_different_seed_or_a_changed_hash_is_caught() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let mut log = sample_log(&scn, [9; 32], 30);
         let honest = log.clone();
         log.seed = Some(hex::encode([8u8; 32]));

@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn random_games_finish_without_breaking_an_invariant() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let report = run(scn, 3, 7);
         assert_eq!(report.invariant_violations, 0, "{:?}", report.violations);
         assert_eq!(report.finished, 3);

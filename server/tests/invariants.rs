@@ -7,12 +7,10 @@ use siege::rules::hex::Hex;
 use siege::rules::random::Bot;
 use siege::rules::units::UnitId;
 use siege::rules::{Action, Game, Scenario};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 fn scenario() -> Arc<Scenario> {
-    static SCN: OnceLock<Arc<Scenario>> = OnceLock::new();
-    SCN.get_or_init(|| Arc::new(Scenario::load_default().expect("loads")))
-        .clone()
+    Scenario::shipped().expect("the shipped scenario loads")
 }
 
 /// Actions that are often not legal, to throw at the engine.

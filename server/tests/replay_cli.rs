@@ -10,11 +10,10 @@ use siege::rules::{Game, Scenario};
 use siege_protocol::{GameLog, LogEntry};
 use std::path::Path;
 use std::process::Output;
-use std::sync::Arc;
 
 /// A log of `actions` random actions, as `GET /api/games/{id}/log` publishes it.
 fn published_log(actions: u64) -> GameLog {
-    let scn = Arc::new(Scenario::load_default().unwrap());
+    let scn = Scenario::shipped().unwrap();
     let seed = [42u8; 32];
     let mut game = Game::new(scn, seed);
     let mut rng = ChaCha8Rng::seed_from_u64(1);

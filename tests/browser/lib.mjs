@@ -114,7 +114,8 @@ export async function hexOnScreen(page, hex) {
     const svg = document.getElementById('map');
     const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
     const box = svg.getBoundingClientRect();
-    return { x: p.x, y: p.y, inside: p.x > box.left + 4 && p.x < box.right - 4 && p.y > box.top + 4 && p.y < box.bottom - 4 };
+    const inBox = p.x > box.left + 4 && p.x < box.right - 4 && p.y > box.top + 4 && p.y < box.bottom - 4;
+    return { x: p.x, y: p.y, inside: inBox && p.x > 0 && p.y > 0 && p.x < innerWidth && p.y < innerHeight };
   }, hex);
 }
 

@@ -11,10 +11,12 @@
 
 import path from 'node:path';
 import fs from 'node:fs';
-import { launch, newPage, shot, check, assert, finish, here, expectingConsole } from './lib.mjs';
+import { launch, newPage, shot, check, assert, finish, here, expectingConsole, notes } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
 import { analysisChecks } from './analysis.mjs';
+import { tableChecks } from './table-checks.mjs';
+import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
 const server = new SiegeServer();
@@ -26,6 +28,8 @@ const chinese = await newPage(browser, 'chinese', { width: 1440, height: 900 });
 let watcher;
 let gameId;
 let combats = 0;
+let entryByTest = null; // the hex the map check entered a Boxer at
+let scenario = null;
 
 
 /** Both players' pages and the watcher's agree on the seq (the other side's moves arrive live). */
@@ -52,10 +56,28 @@ await check('lobby: create a game as the Allies and get an invitation link', asy
   const stored = await allied.evaluate(() => localStorage.getItem('siege.seats'));
   gameId = Object.keys(JSON.parse(stored))[0];
   assert(gameId, 'the seat is kept in localStorage');
+  // The creator is handed the seat link too (checked below, so that this game goes on).
+  allied.createdSeatLink = await allied.inputValue('#seat-link-created', { timeout: 2000 }).catch(() => null);
+  allied.token = JSON.parse(stored)[gameId].token;
   await allied.click('#enter-game');
   await allied.waitForSelector('#map .hex');
   await allied.waitForFunction(() => document.body.dataset.you === 'allied');
   allied.invite = invite;
+});
+
+await check('a lost seat stops the game: the lobby hands out the seat link and the table urges its player to keep it until told it is saved', async () => {
+  assert(allied.createdSeatLink?.includes(`token=${allied.token}`), `the new game's box gives the seat link: ${allied.createdSeatLink}`);
+  await allied.waitForSelector('#seat-keeper:not([hidden]) #seat-link', { timeout: 5000 });
+  const link = await allied.inputValue('#seat-link');
+  assert(link.includes('token='), `the seat link is shown: ${link}`);
+  await shot(allied, '02b-keep-your-seat.png');
+  await allied.click('#seat-kept', { timeout: 5000 });
+  await allied.waitForSelector('#seat-keeper', { state: 'hidden' });
+  await allied.reload();
+  await allied.waitForFunction(() => document.body.dataset.you === 'allied');
+  assert(await allied.locator('#seat-keeper').isHidden(), 'once saved, not asked again');
+  assert(await allied.locator('#topbar-actions button', { hasText: 'Seat' }).count() === 1, 'the Seat link button stays in the top bar');
+  assert(await allied.locator('#topbar-actions button', { hasText: 'Invite' }).count() === 1, 'the invitation is offered while the seat is free');
 });
 
 await check('invitation: the opponent takes the Chinese seat', async () => {
@@ -65,6 +87,14 @@ await check('invitation: the opponent takes the Chinese seat', async () => {
   await chinese.click('#take-seat');
   await chinese.waitForFunction(() => document.body.dataset.you === 'chinese');
   assert(!chinese.url().includes('token'), 'no token in the address');
+  // The invited player is urged to keep the seat too; this one has saved it.
+  await chinese.click('#seat-kept', { timeout: 5000 }).catch(() => {});
+});
+
+await check('the invite link leaves the top bar once the opponent has joined, without a reload', async () => {
+  const invite = allied.locator('#topbar-actions button', { hasText: 'Invite' });
+  await invite.waitFor({ state: 'detached', timeout: 12_000 });
+  assert(await allied.locator('#topbar-actions button', { hasText: 'Seat' }).count() === 1, 'the seat link stays');
 });
 
 await check('a third browser watches live', async () => {
@@ -102,7 +132,11 @@ await check('Allied setup by clicks: default deployment, then end of setup; the 
   await waitSeq(allied, ++seq);
   const areas = (await legal(allied)).filter((a) => a.type === 'choose_area');
   assert(areas.length > 0, `no area to choose after selecting unit ${first}: ${await prompt(allied)}`);
-  const scenario = await (await fetch(`${base}/api/scenario`)).json();
+  // Every label is words: no internal key (open_ne, chinese_houses) on any button (asserted
+  // once the setup is over, so that the game goes on either way).
+  const labels = await allied.$$eval('#actions button, #menu button', (bs) => bs.map((b) => b.textContent));
+  const raw = labels.filter((t) => /[a-z]_[a-z]/.test(t));
+  scenario = await (await fetch(`${base}/api/scenario`)).json();
   const area = scenario.areas.find((a) => a.key === areas[0].area);
   const spot = area.hexes.find((hex) => ['clear', 'building'].includes(scenario.hexes.find((x) => x.id === hex)?.terrain)) ?? area.hexes[0];
   await clickOnMap(allied, spot);
@@ -132,7 +166,85 @@ await check('Allied setup by clicks: default deployment, then end of setup; the 
 
   const logText = await watcher.textContent('#log');
   assert(/default deployment/i.test(logText), 'the watcher\'s log has the deployment');
+  assert(raw.length === 0, `labels with internal names: ${raw.join(' | ')}`);
 });
+
+/** How many lit targets of this page's orders are inside the map's box on screen. */
+async function litOnScreen(page) {
+  return page.evaluate(() => {
+    const m = document.getElementById('map').getBoundingClientRect();
+    return [...document.querySelectorAll('#map .hl')].filter((p) => {
+      const r = p.getBoundingClientRect();
+      const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      return x > m.left && x < m.right && y > m.top && y < m.bottom;
+    }).length;
+  });
+}
+
+await check('the map stays where the player looks; when every new choice is out of sight it pans to the nearest, not to the middle', async () => {
+  await chinese.waitForFunction(() => document.body.dataset.toAct === 'chinese');
+  const boxers = (await legal(chinese)).find((a) => a.type === 'select_entry' && a.kind === 'boxer');
+  assert(boxers, `the Chinese entry offers Boxers: ${await prompt(chinese)}`);
+  // Close up on the middle of the quarter, where no edge hex is in sight.
+  await wheelZoom(chinese, '2020', 5);
+  const scale = async () => Number((await chinese.getAttribute('#map', 'viewBox')).split(' ')[2]);
+  const w = await scale();
+  await act(chinese, boxers);
+  await allAt(await seqOf(chinese));
+  const lit = await litOnScreen(chinese);
+  assert(lit > 0, 'after choosing Boxers an edge hex to enter at is in sight (the view went to the nearest, not the average)');
+  assert(Math.abs(await scale() - w) < 1, 'the zoom was kept');
+  await shot(chinese, '06-entry-nearest-edge.png');
+  // Entering at a hex in sight leaves the view where it is: the next choices are there too.
+  const onScreen = [];
+  for (const a of (await legal(chinese)).filter((x) => x.type === 'enter')) {
+    if ((await hexOnScreen(chinese, a.hex)).inside) onScreen.push(a);
+  }
+  assert(onScreen.length > 0, 'an entry hex on screen');
+  const vb = await chinese.getAttribute('#map', 'viewBox');
+  await act(chinese, onScreen[0]);
+  await allAt(await seqOf(chinese));
+  entryByTest = onScreen[0].hex;
+  if ((await litOnScreen(chinese)) > 0) assert(await chinese.getAttribute('#map', 'viewBox') === vb, 'the view did not move while choices were in sight');
+});
+
+/** Checks made along the way of the game (the log, the odds, a refusal): a failure is kept
+ *  and reported by the check that is playing, and the game goes on, so one failure does not
+ *  hide the others. */
+const along = [];
+async function soft(fn) {
+  try { await fn(); } catch (e) { along.push(e.message.split('\n')[0]); }
+}
+
+/** The failures kept since the last call, as one assertion. */
+function noneAlong() {
+  const list = along.splice(0);
+  assert(list.length === 0, list.join('\n    '));
+}
+
+/** Every page shows the newest log entry in a log box of usable height, unless its reader
+ *  scrolled up on purpose. */
+async function logsFollow(when, pages = [allied, chinese, watcher]) {
+  for (const p of pages) {
+    // What a reader sees: after the page has drawn its next frame.
+    const r = await p.evaluate(async () => {
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      const log = document.getElementById('log');
+      const items = log.querySelectorAll('li');
+      const last = items[items.length - 1];
+      const lr = log.getBoundingClientRect();
+      const height = Math.min(lr.bottom, innerHeight) - Math.max(lr.top, 0);
+      if (!last) return { height, shown: true, text: '' };
+      const r = last.getBoundingClientRect();
+      return {
+        height, shown: r.bottom <= Math.min(lr.bottom, innerHeight) + 2 && r.bottom > Math.max(lr.top, 0), text: last.textContent.slice(0, 80),
+        how: `following ${log.dataset.following}, scrollTop ${log.scrollTop}, scrollHeight ${log.scrollHeight}, clientHeight ${log.clientHeight}, entry bottom ${Math.round(r.bottom)}, box bottom ${Math.round(lr.bottom)}`,
+      };
+    });
+    assert(r.height >= 150, `${when}: ${p.name}'s log is ${Math.round(r.height)}px tall on screen`);
+    assert(r.shown, `${when}: ${p.name}'s log does not show its newest entry (${r.text}; ${r.how})`);
+  }
+}
 
 /** One decision of the game by the side to act, the way a player would make it. */
 async function decide(state) {
@@ -163,7 +275,7 @@ async function decide(state) {
     } else if (has('fire')) a = l.find((x) => x.type === 'fire' && x.direction === state.dir) ?? has('fire');
     else if (has('resolve') && state.attacking) a = has('resolve');
     else if (has('add_attacker')) a = has('add_attacker');
-    else if (has('attack') && combats < 1 && !state.triedAttack) { a = has('attack'); state.attacking = true; state.triedAttack = true; }
+    else if (has('attack') && (state.combats ?? 0) < 1 && !state.triedAttack) { a = has('attack'); state.attacking = true; state.triedAttack = true; }
     else if (has('cancel_attack')) a = has('cancel_attack');
     else if (has('move') && state.moving) a = bestMove(l, await positions(page));
     else if (has('stop')) a = has('stop');
@@ -181,6 +293,17 @@ async function decide(state) {
     if (!a) a = has('end_phase') ?? has('pass') ?? l[0];
     if (a.type === 'move') state.moving = false;
   } else if (state.alliedSelected && has('move') && !state.alliedMoved) {
+    if (!state.refusalShown) await soft(async () => {
+      // A click on a hex the stack cannot reach says why, in the engine's words with the rule.
+      state.refusalShown = true;
+      const far = ['0101', '3901', '0140', '3940'].find((hx) => !l.some((x) => x.to === hx));
+      await clickOnMap(page, far);
+      await page.waitForFunction((hx) => document.querySelector('#hexinfo').textContent.startsWith(hx) && !/asking/.test(document.querySelector('#hexinfo').textContent), far, { timeout: 10_000 });
+      const why = await page.textContent('#hexinfo');
+      assert(/rule|\(\d/.test(why) && /reach|ZOC|canal|enemy|stack/i.test(why), `why ${far} is no order: ${why}`);
+      assert(await seqOf(page) === await seqOf(watcher), 'asking why changed nothing');
+      await shot(page, '09b-why-not.png');
+    });
     // ...then a lit destination.
     a = l.filter((x) => x.type === 'move').sort((x, y) => y.mp - x.mp)[0];
     state.alliedMoved = true;
@@ -203,6 +326,7 @@ async function decide(state) {
   if (a.type === 'resolve') {
     await shot(page, '10-odds-before-roll.png');
     await shot(allied, '10b-odds-seen-by-allies.png');
+    await soft(() => chancesShown(page));
   }
   if (a.type === 'attack') state.target = a.hex;
   await act(page, a);
@@ -212,10 +336,53 @@ async function decide(state) {
     await wheelZoom(page, state.target, 2);
     const file = await shot(page, '10a-attack-declared.png');
     if (process.env.SIEGE_README_SHOT) fs.copyFileSync(file, path.resolve(here, '../../docs/screenshot.png'));
+    // The tables beside it, the attack's column lit: the README's second picture.
+    await page.keyboard.press('t');
+    await page.waitForSelector('#charts:not([hidden]) #crt-table td.lit', { timeout: 5000 }).catch(() => along.push('the CRT drawer does not light the declared attack'));
+    const tables = await shot(page, '10c-tables-lit.png');
+    if (process.env.SIEGE_README_SHOT) fs.copyFileSync(tables, path.resolve(here, '../../docs/screenshot-tables.png'));
+    await page.keyboard.press('t');
   }
-  if (a.type === 'resolve') { combats += 1; state.attacking = false; }
+  if (a.type === 'resolve') { combats += 1; state.attacking = false; state.combats = (state.combats ?? 0) + 1; }
   await allAt(before + 1);
+  if (a.type === 'fire' && !state.shotMarked) {
+    // Where the shot landed is marked on every page, its track drawn from the gun.
+    state.shotMarked = true;
+    await soft(async () => {
+      for (const p of [allied, chinese, watcher]) {
+        await p.waitForSelector('#map .shot[data-shot="1"]', { state: 'attached', timeout: 5000 });
+        const title = await p.textContent('#map .shot[data-shot="1"] title');
+        assert(/Big Gun shot/.test(title), `${p.name}: the shot's marker says ${title}`);
+      }
+    });
+  }
+  if (a.type === 'resolve') {
+    // The last combat's box and new buttons have just appeared on every page: the log must
+    // still show what happened, newest line last.
+    await soft(() => logsFollow(`after combat ${combats}`));
+  }
   return true;
+}
+
+/** The odds panel gives the chance of each result of the attack being declared, as its column
+ *  and die modifier read on the scenario's CRT. */
+async function chancesShown(page) {
+  const game = await (await fetch(`${base}/api/games/${gameId}`)).json();
+  const r = game.view.declaration.odds;
+  const want = {};
+  const c = scenario.crt.columns.indexOf(r.column);
+  for (let die = 1; die <= 6; die++) {
+    const read = Math.min(6, Math.max(1, die + r.modifier));
+    const code = c < 0 ? scenario.crt.below : scenario.crt.die[String(read)][c];
+    want[code] = (want[code] ?? 0) + 1;
+  }
+  for (const p of [allied, chinese, watcher]) {
+    await p.waitForSelector('#chances');
+    const got = Object.fromEntries(await p.$$eval('#chances li[data-result]', (ls) => ls.map((l) => [l.dataset.result, Number(l.dataset.sixths)])));
+    assert(JSON.stringify(Object.entries(got).sort()) === JSON.stringify(Object.entries(want).sort()), `${p.name}: chances on ${r.column} (die ${r.modifier >= 0 ? '+' : ''}${r.modifier}) ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+  }
+  const words = await page.textContent('#chances');
+  assert(/%/.test(words), `the chances in per cent: ${words}`);
 }
 
 /** Zoom in over `hex` with the mouse wheel, from the whole map. */
@@ -262,6 +429,7 @@ await check('turn 1 by clicks: Big Gun aimed by arrows, Chinese entry and moves 
   assert(/move/.test(log), 'the moves are in the log');
   assert(combats >= 1, 'an attack was declared and resolved by clicks');
   assert(/rolled\D{0,3}\d/.test(log), 'the log shows the dice');
+  noneAlong();
 });
 
 await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdict', async () => {
@@ -304,6 +472,7 @@ await check('reconnect: the server is killed and restarted; pages show a banner,
   const state = { dir: 'n', moved: 3, entered: 4, enteredAt: new Set(), movedHexes: new Set(), shots: false };
   await decide(state);
   await allAt(before + 1);
+  noneAlong();
 });
 
 await check('a dropped socket shows the banner while it is down', async () => {
@@ -336,6 +505,54 @@ await check('the map pans by dragging and zooms by the wheel, without giving ord
   await shot(watcher, '15-watcher-zoomed.png');
 });
 
+/** The turn on the track of `page`'s panel. */
+async function turnOf(page) {
+  return page.evaluate(() => Number(document.querySelector('.turn-track li.now')?.textContent ?? 0));
+}
+
+await check('turns 2 and 3 by clicks on both seats, the spectator following live; the logs keep their newest line in view', async () => {
+  const t0 = Date.now();
+  let turn = await turnOf(allied);
+  let state = { dir: 'sw', moved: 0, entered: 0, enteredAt: new Set(), movedHexes: new Set(), shots: false };
+  let scrolled = false;
+  let steps = 0;
+  while (steps < 1200) {
+    const now = await turnOf(allied);
+    if (now !== turn) {
+      turn = now;
+      state = { dir: ['n', 'se', 'sw', 'ne'][turn % 4], moved: 0, entered: 0, enteredAt: new Set(), movedHexes: new Set(), shots: false };
+      await soft(() => logsFollow(`start of turn ${turn}`));
+    }
+    if (turn >= 4 || !(await sideToAct())) break;
+    if (turn === 2 && !scrolled && steps > 5) {
+      // A reader who scrolled up on purpose keeps their place while entries arrive.
+      scrolled = true;
+      const box = await watcher.locator('#log').boundingBox();
+      await watcher.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await watcher.mouse.wheel(0, -100_000);
+      await watcher.waitForFunction(() => document.getElementById('log').scrollTop === 0);
+      await decide(state);
+      steps += 1;
+      const top = await watcher.evaluate(() => document.getElementById('log').scrollTop);
+      if (top !== 0) along.push(`the watcher scrolled up; the log moved to ${top}`);
+      await watcher.mouse.wheel(0, 100_000);
+      await watcher.waitForTimeout(300);
+      await decide(state);
+      steps += 1;
+      await soft(() => logsFollow('after scrolling back down', [watcher]));
+      continue;
+    }
+    await decide(state);
+    steps += 1;
+  }
+  const over = await allied.locator('#result').isVisible();
+  assert(turn >= 4 || over, `the game reached turn ${turn} in ${steps} decisions`);
+  noneAlong();
+  await shot(allied, '19-turn-4-allied.png');
+  await shot(watcher, '19b-turn-4-watcher.png');
+  console.log(`# turns 2–3: ${steps} decisions in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+});
+
 await check('replay: step, slider and jump over the game, states from the server', async () => {
   const p = await newPage(browser, 'replay');
   await p.goto(`${base}/#replay=${gameId}`);
@@ -345,6 +562,7 @@ await check('replay: step, slider and jump over the game, states from the server
   await p.waitForFunction((n) => document.body.dataset.replayPos === String(n), n);
   await p.click('#replay-first');
   await p.waitForFunction(() => document.body.dataset.replayPos === '0');
+  assert(await p.locator('#log li.entry.current').count() === 0, 'before the first action no log entry is marked');
   const setupStacks = await p.locator('#map .stack').count();
   await p.click('#replay-forward');
   await p.click('#replay-forward');
@@ -353,11 +571,34 @@ await check('replay: step, slider and jump over the game, states from the server
   await p.waitForFunction(() => document.body.dataset.replayPos === '1');
   await p.locator('#replay-slider').fill(String(Math.floor(n / 2)));
   await p.waitForFunction((k) => document.body.dataset.replayPos === String(k), Math.floor(n / 2));
-  const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent })));
-  const combat = options.find((o) => /Chinese Combat/.test(o.t));
-  assert(combat, `no Chinese combat phase to jump to: ${options.map((o) => o.t).join(' | ')}; the log has ${n} entries, the last: ${JSON.stringify((await (await fetch(`${base}/api/games/${gameId}/log`)).json()).entries.slice(-3).map((e) => e.events.map((x) => x.text)))}`);
+  const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent, pos: o.dataset.pos, disabled: o.disabled })));
+  const values = options.filter((o) => o.v !== '').map((o) => o.v);
+  assert(new Set(values).size === values.length, 'each place in the jump list is an option of its own');
+  assert(/^Setup/.test(options[1].t), `the first place: ${options[1].t}`);
+  // Every phase that can be chosen shows that phase; one that was skipped says so.
+  const phases = options.filter((o) => / Phase/.test(o.t) && !o.disabled);
+  for (const o of phases.slice(0, 24)) {
+    await p.selectOption('#replay-jump', o.v);
+    await p.waitForFunction((k) => document.body.dataset.replayPos === k, o.pos);
+    const where = await p.textContent('.replay-where');
+    const name = o.t.replace(/^.*?(\w[\w ]* Phase).*$/, '$1');
+    assert(where.includes(name), `chose "${o.t}", shown: ${where}`);
+    assert((await p.$eval('#replay-jump', (s) => s.selectedOptions[0].textContent)) === o.t, `the jump list shows ${o.t}`);
+  }
+  // A phase begun and passed over within one action has no position of its own: marked as
+  // skipped and not offered (before, it shared the next phase's place and showed that one).
+  const log = await (await fetch(`${base}/api/games/${gameId}/log`)).json();
+  const passed = log.entries.flatMap((e) => {
+    const heads = e.events.filter((x) => x.kind === 'phase_began');
+    return heads.slice(0, -1).map((x) => x.text);
+  });
+  const skipped = options.filter((o) => o.disabled && /skipped/.test(o.t)).map((o) => o.t);
+  assert(passed.every((t) => skipped.some((o) => o.startsWith(t))), `phases passed over: ${passed.join(' | ')}; marked: ${skipped.join(' | ')}`);
+  notes.add(`${passed.length} phases passed over in one action in the scripted game`);
+  const combat = options.find((o) => /Chinese Combat/.test(o.t) && !o.disabled);
+  assert(combat, `no Chinese combat phase to jump to: ${options.map((o) => o.t).join(' | ')}`);
   await p.selectOption('#replay-jump', combat.v);
-  await p.waitForFunction((k) => document.body.dataset.replayPos === k, combat.v);
+  await p.waitForFunction((k) => document.body.dataset.replayPos === k, combat.pos);
   const later = await p.locator('#map .stack').count();
   assert(setupStacks === 0 || later !== setupStacks || true, 'stacks drawn');
   await shot(p, '16-replay.png');
@@ -375,6 +616,48 @@ await check('replay: step, slider and jump over the game, states from the server
   await p.waitForSelector('#replay-slider');
   await p.context().close();
 });
+
+await check('replay: a custom start says so; a phase passed over in one action is marked skipped, the next one shows itself', async () => {
+  // The Allied reaction of a custom position with no Allied leader: ending it passes over the
+  // Sniper Phase (nothing to decide) and opens the Chinese Combat Phase, in one action.
+  const position = { turn: 1, phase: 'allied_reaction', units: [
+    { ref: 'a', side: 'chinese', type: 'boxer', hex: '0810' }, { ref: 'b', side: 'allied', type: 'combat', nationality: 'british', hex: '0813' }] };
+  const post = async (path, body) => (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+  const g = await post('/api/games', { side: 'allied', position });
+  await post(`/api/games/${g.game_id}/join`, {});
+  const player = await newPage(browser, 'custom-player');
+  await player.goto(`${base}/#game=${g.game_id}&token=${g.token}`);
+  await player.waitForFunction(() => document.body.dataset.toAct === 'allied');
+  await act(player, pick(await legal(player), 'end_phase'));
+  await player.context().close();
+  const log = await (await fetch(`${base}/api/games/${g.game_id}/log`)).json();
+  const heads = log.entries[0].events.filter((e) => e.kind === 'phase_began').map((e) => e.text);
+  assert(heads.length === 2, `one action began two phases: ${heads}`);
+
+  const p = await newPage(browser, 'replay-custom');
+  await p.goto(`${base}/#replay=${g.game_id}`);
+  await p.waitForFunction(() => document.body.dataset.replayPos === '1');
+  assert(await p.locator('#log li.entry.current').count() === 1, 'the action shown is marked in the log');
+  await p.click('#replay-first');
+  await p.waitForFunction(() => document.body.dataset.replayPos === '0');
+  assert(await p.locator('#log li.entry.current').count() === 0, 'before the first action no log entry is marked');
+  const options = await p.$$eval('#replay-jump option', (os) => os.map((o) => ({ v: o.value, t: o.textContent, disabled: o.disabled })));
+  assert(/^Custom start: turn 1, Allied reaction/i.test(options[1].t), `the first place of a custom start: ${options[1].t}`);
+  const values = options.filter((o) => o.v !== '').map((o) => o.v);
+  assert(new Set(values).size === values.length, `each place is an option of its own: ${JSON.stringify(options)}`);
+  const sniper = options.find((o) => o.t.startsWith(heads[0]));
+  assert(sniper?.disabled && /skipped/.test(sniper.t), `the passed-over phase: ${JSON.stringify(sniper)}`);
+  const combat = options.find((o) => o.t.startsWith(heads[1]));
+  await p.selectOption('#replay-jump', combat.v);
+  await p.waitForFunction(() => document.body.dataset.replayPos === '1');
+  const shown = await p.$eval('#replay-jump', (s) => s.selectedOptions[0].textContent);
+  assert(shown === combat.t, `chose ${combat.t}, the list shows ${shown}`);
+  assert(/Chinese Combat Phase/.test(await p.textContent('.replay-where')), `the board shows ${await p.textContent('.replay-where')}`);
+  await shot(p, '16c-replay-skipped-phase.png');
+  await p.context().close();
+});
+
+await tableChecks(browser, base);
 
 await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
 

@@ -1,4 +1,4 @@
-//! A test client that speaks only PROTOCOL.md: JSON over HTTP (reqwest) and one WebSocket per
+//! A test client that speaks only docs/protocol.md: JSON over HTTP (reqwest) and one WebSocket per
 //! connection (tokio-tungstenite). It knows no rules: to play, it picks one of the
 //! `legal_actions` it was sent (with the engine's random player, for realistic games) and
 //! sends it back unchanged.

@@ -1,5 +1,5 @@
 //! The integration-test kit: a real server started in-process on port 0 with its own
-//! database, and a client ([`client`]) that speaks only PROTOCOL.md. The tests themselves live
+//! database, and a client ([`client`]) that speaks only docs/protocol.md. The tests themselves live
 //! in `tests/`; the one that must kill a server process lives in the server package, where
 //! the `siege` binary is at hand.
 

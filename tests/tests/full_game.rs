@@ -9,7 +9,6 @@ use siege::rules::Scenario;
 use siege_protocol::GameLog;
 use siege_tests::TestServer;
 use siege_tests::client::{Ws, action_frame, choose};
-use std::sync::Arc;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_two_spectators_play_a_whole_game_to_its_result() {
@@ -119,7 +118,7 @@ async fn two_players_and_two_spectators_play_a_whole_game_to_its_result() {
     );
 
     // Anyone can audit it: the seed matches the commitment, every hash and roll replays.
-    let scn = Arc::new(Scenario::load_default().unwrap());
+    let scn = Scenario::shipped().unwrap();
     let audit = siege::replay::audit(scn, &log).expect("the log audits");
     assert_eq!(audit.entries, final_seq);
     assert_eq!(

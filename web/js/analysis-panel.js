@@ -11,6 +11,8 @@ import { renderMix } from './mix.js';
 import { oddsTable, phaseName, turnsAndPhases, SIDE_NAME } from './panels.js';
 import { actionLabel } from './labels.js';
 import { PositionModel } from './position.js';
+import { warningOf } from './confirm.js';
+import { chancesBox } from './charts.js';
 
 /** What a click on the map can do: [tool, button text, what to do with it]. */
 export const TOOLS = [
@@ -251,7 +253,8 @@ export class AnalysisPanel {
     const odds = h('div', { id: 'an-odds', class: 'odds an-odds' });
     if (r?.error) odds.append(h('div', { class: 'legal no', text: r.error.message }));
     else if (r) {
-      put(odds, oddsTable(r, (id) => m.byId.get(id)?.name ?? `unit ${id}`, [...a.attackers]),
+      put(odds, oddsTable(r, (id) => m.byId.get(id)?.name ?? `unit ${id}`, [...a.attackers], b.scenario.crt ?? null),
+        b.scenario.crt && r.column ? chancesBox(b.scenario.crt, r.column, r.modifier ?? 0) : null,
         r.legal
           ? h('div', { class: 'legal ok', text: 'A legal attack.' })
           : h('div', { class: 'legal no', text: `Not legal: ${r.why_not ?? ''}` }),
@@ -312,7 +315,13 @@ export class AnalysisPanel {
     el.append(h('p', { class: 'an-answer', id: 'an-to-act' },
       side ? `${SIDE_NAME[side]} to act: ${list.length} choice${list.length === 1 ? '' : 's'}, as the game would offer them.` : 'Nobody is to act.'));
     if (list.length) {
-      const items = h('ul', { class: 'an-actions' }, list.map((x) => h('li', { 'data-action': JSON.stringify(x), text: label(x) })));
+      // An order with a loss the player might not expect carries the engine's warning, shown
+      // here as the game would ask about it before sending it.
+      const items = h('ul', { class: 'an-actions' }, list.map((x) => {
+        const w = warningOf(x);
+        return h('li', { 'data-action': JSON.stringify(x), class: w ? 'has-warning' : null }, label(x),
+          w ? h('div', { class: 'why warn', text: `⚠ ${w.text}${w.rule && !w.text.includes(`(${w.rule})`) ? ` (${w.rule})` : ''}` }) : null);
+      }));
       el.append(list.length > 12 ? h('details', {}, h('summary', { text: `All ${list.length}` }), items) : items);
     }
     put(el, rulesLine(any));

@@ -1,4 +1,4 @@
-// The analysis board (issue 8): any position set up by hand — counters from the mix placed on
+// The analysis board: any position set up by hand — counters from the mix placed on
 // hexes, ruins, fortifications, victory-hex control, the turn and phase — and after every click
 // the engine's answers about it from `POST /api/analysis`: both sides' zones of control, where a
 // unit can move and at what cost, its command control, a line of sight, the odds of an attack,
@@ -21,6 +21,7 @@ import { LosTool } from './los.js';
 import { PositionModel, encodePosition, analyseLink } from './position.js';
 import { AnalysisPanel } from './analysis-panel.js';
 import { saveSeat } from './seats.js';
+import { ChartsPanel } from './charts.js';
 
 /** Types that fight in an attack (artillery only lends its odds bonus; civilians and the doctor
  *  never attack). */
@@ -79,6 +80,12 @@ export class AnalysisBoard {
     document.addEventListener('keydown', this.onKey);
     document.addEventListener('pointerdown', this.onOutside, true);
     byId('toggle-los').onclick = () => this.setTool(this.tool === 'los' ? 'select' : 'los');
+    // The tables, lit with the attack examined here.
+    this.charts = new ChartsPanel(byId('charts'), scenario, () => {
+      const r = this.answers?.odds;
+      return r?.column ? { column: r.column, modifier: r.modifier ?? 0, label: 'attack examined' } : null;
+    });
+    byId('toggle-charts').onclick = () => this.charts.toggle();
     this.startView();
     this.changed();
   }
@@ -92,6 +99,7 @@ export class AnalysisBoard {
     if (this.los.active) this.los.toggle(false);
     byId('toggle-los').setAttribute('aria-pressed', 'false');
     byId('map').classList.remove('los-mode');
+    this.charts.toggle(false);
     delete document.body.dataset.analysis;
   }
 
@@ -425,6 +433,7 @@ export class AnalysisBoard {
     document.body.dataset.analysisRound = String(ticket);
     this.draw();
     this.panel.render();
+    this.charts.render();
   }
 
   /** Ask a computer player of the chosen level for its plan for the chosen side. */
@@ -476,9 +485,11 @@ export class AnalysisBoard {
     const m = this.model;
     b.drawRuins([...m.ruins]);
     b.drawForts([...m.forts].map(([hex, side]) => ({ hex, built_by: side })));
-    b.drawVictory({ hexes: [...this.victoryHexes].map((hex) => ({ hex, side: m.control.get(hex) ?? 'allied' })) });
+    const victory = { hexes: [...this.victoryHexes].map((hex) => ({ hex, side: m.control.get(hex) ?? 'allied' })) };
+    b.drawVictory(victory);
     this.drawZoc();
     this.drawCounters();
+    b.drawVictoryBadges(victory, new Set(this.stacks.keys()));
     this.drawMarks();
   }
 

@@ -1,4 +1,4 @@
-// The HTTP half of PROTOCOL.md. Tokens never go here: they travel only in the WebSocket's
+// The HTTP half of docs/protocol.md. Tokens never go here: they travel only in the WebSocket's
 // `join`/`resume` frames.
 
 export class ApiError extends Error {
@@ -62,7 +62,12 @@ export const api = {
   stateAt(id, n) {
     return request('GET', `/api/games/${encodeURIComponent(id)}/state?at=${n}`);
   },
-  /** Ask the engine about a position (issue 8): `{position, queries}` → `{answers}`. */
+  /** Why the engine would refuse `action` in the game now (a click on a hex that is no
+   *  choice): `{seq, side, legal, code, message, rule}`. Nothing changes. */
+  explain(id, action) {
+    return request('POST', `/api/games/${encodeURIComponent(id)}/explain`, { action });
+  },
+  /** Ask the engine about a position: `{position, queries}` → `{answers}`. */
   analysis(body) {
     return request('POST', '/api/analysis', body);
   },

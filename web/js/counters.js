@@ -59,7 +59,7 @@ export function describeUnit(u) {
   else if (u.type === 'civilian') parts.push(`civilians, defence ${u.strength}`);
   else if (u.type === 'doctor') parts.push('doctor');
   else parts.push(`strength ${u.strength}${u.reduced ? ' (reduced)' : ''}`);
-  if (u.out_of_command) parts.push('out of command');
+  if (u.out_of_command) parts.push('out of command (11.2)');
   if (u.moved) parts.push('moved');
   if (u.attacked) parts.push('has attacked');
   return parts.join(', ');
@@ -97,8 +97,12 @@ export function counter(u, x, y, s = SIZE) {
     }, value));
   }
   if (u.out_of_command) {
-    g.append(svg('path', { d: `M${-half},${half} l${s * 0.28},0 l${-s * 0.28},${-s * 0.28} z`, class: 'ooc' },
-      svg('title', {}, 'out of command')));
+    // Out of command (11.2): an amber dashed frame round the chit and a corner flag, seen at
+    // any zoom; the unit's panel says what it means.
+    g.classList.add('out-of-command');
+    g.append(svg('rect', { x: -half - 1.6, y: -half - 1.6, width: s + 3.2, height: s + 3.2, rx: s * 0.12, class: 'ooc-frame' }));
+    g.append(svg('path', { d: `M${-half},${half} l${s * 0.36},0 l${-s * 0.36},${-s * 0.36} z`, class: 'ooc' }));
+    g.append(svg('text', { x: -half + s * 0.1, y: half - s * 0.06, class: 'ooc-mark', 'font-size': (s * 0.2).toFixed(2) }, '!'));
   }
   g.append(svg('title', {}, describeUnit(u)));
   return g;

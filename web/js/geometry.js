@@ -1,4 +1,4 @@
-// Hex geometry of the board (RULINGS R1), the same as the server's map_svg.rs: flat-topped
+// Hex geometry of the board (ruling R1), the same as the server's map_svg.rs: flat-topped
 // hexes in vertical columns, even columns half a hex lower; "CCRR" = column 01–39 west→east,
 // row 01–40 north→south. All map drawing and every click go through these functions.
 

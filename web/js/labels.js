@@ -14,14 +14,17 @@ export function actionLabel(a, unitName = String, areaName = String) {
     case 'choose_area': return `Set up in ${areaName(a.area)}`;
     case 'place': return `Place at ${a.hex}`;
     case 'select_entry': return `Bring on ${KIND[a.kind] ?? words(a.kind)}`;
-    case 'enter': return `Enter at ${a.hex}`;
+    case 'enter': {
+      const n = Array.isArray(a.units) ? a.units.length : a.count;
+      return n > 1 ? `Enter ${n} units at ${a.hex}` : `Enter at ${a.hex}`;
+    }
     case 'select_stack': return `Select the whole stack at ${a.hex}`;
     case 'unselect_unit': return `Leave ${u(a.unit)} behind`;
     case 'move': return `Move to ${a.to} (${a.mp} MP)`;
     case 'stop': return 'Stop this stack';
     case 'attempt_recovery': return `Recovery roll for ${u(a.unit)}`;
     case 'place_gun': return `Place the Big Gun at ${a.hex}`;
-    case 'fire': return `Fire ${DIRECTION_NAME[a.direction] ?? a.direction}`;
+    case 'fire': return `Fire ${DIRECTION_NAME[a.direction] ?? a.direction}${a.shots > 1 ? ` (all ${a.shots} shots)` : ''}`;
     case 'detonate': return `Explode a mine at ${a.hex}`;
     case 'restore': return `Restore ${u(a.unit)}`;
     case 'remove_unit': return `Remove ${u(a.unit)} (attrition)`;
@@ -32,6 +35,7 @@ export function actionLabel(a, unitName = String, areaName = String) {
     case 'attack': return `Attack ${a.hex}`;
     case 'add_defender': return `Also attack ${a.hex}`;
     case 'add_attacker': return `Add ${u(a.unit)} to the attack`;
+    case 'add_attackers': return Array.isArray(a.units) ? `Add every adjacent unit (${a.units.map(u).join(', ')})` : 'Add every adjacent unit';
     case 'remove_attacker': return `Take ${u(a.unit)} out of the attack`;
     case 'add_artillery': return `Add ${u(a.unit)}'s fire`;
     case 'remove_artillery': return `Take ${u(a.unit)} out of the attack`;
@@ -48,6 +52,7 @@ export function actionLabel(a, unitName = String, areaName = String) {
     case 'lift': return `Lift the stack at ${a.hex} off the map`;
     case 'pass': return 'Pass';
     case 'end_phase': return 'End the phase';
+    case 'undo': return 'Undo';
     default: return generic(a);
   }
 }
@@ -67,5 +72,5 @@ function words(s) {
 /** Action types that are better as a button than a click on the map. */
 export const BUTTON_FIRST = new Set([
   'deploy_default', 'end_phase', 'pass', 'resolve', 'cancel_attack', 'stop', 'stop_retreat',
-  'leave_map', 'select_entry', 'set_leader_use', 'fire',
+  'leave_map', 'select_entry', 'set_leader_use', 'fire', 'undo', 'add_attackers',
 ]);

@@ -19,6 +19,7 @@ export class LiveGame {
     this.lastLogged = 0;
     this.title = document.title;
     table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
+    table.explain = seat ? (a) => this.explain(a) : null;
     this.start();
   }
 
@@ -72,7 +73,19 @@ export class LiveGame {
     const side = f.side ?? this.table.state?.view.to_act ?? null;
     this.log.add(f.seq, f.events, side);
     this.lastLogged = Math.max(this.lastLogged, f.seq);
-    this.table.noteEvents(f.events);
+    this.table.noteEvents(f.events, f.seq);
+  }
+
+  /** Why the engine would refuse `action` now (`POST /api/games/{id}/explain`), or null where
+   *  the server cannot say (an older server: asked once, then not again). */
+  async explain(action) {
+    if (this.noExplain) return null;
+    try {
+      return await api.explain(this.gameId, action);
+    } catch (e) {
+      if (e.status === 404 || e.status === 405) this.noExplain = true;
+      return null;
+    }
   }
 
   onError(f) {
@@ -110,6 +123,7 @@ export class LiveGame {
 
   close() {
     this.socket?.close();
+    this.log.close();
     document.title = this.title;
   }
 }

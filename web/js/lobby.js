@@ -4,7 +4,7 @@
 
 import { h, byId, clear, toast, copyText } from './dom.js';
 import { api } from './api.js';
-import { saveSeat, seatFor, inviteLink, watchLink } from './seats.js';
+import { saveSeat, seatFor, inviteLink, watchLink, seatLink } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 
 const STATUSES = ['open', 'active', 'finished'];
@@ -50,7 +50,12 @@ export class Lobby {
       h('div', { class: 'link-row' },
         h('input', { id: 'invite-link', readonly: true, value: link, 'aria-label': 'Invitation link', onfocus: (e) => e.target.select() }),
         h('button', { type: 'button', class: 'small', onclick: () => copyText(link), text: 'Copy' })),
-      h('p', { class: 'hint', text: 'Your own seat stays in this browser. Spectators can use the watch link.' }),
+      h('div', { class: 'seat-row' },
+        h('p', {}, h('b', { text: 'Keep your own seat: ' }), 'it is saved in this browser only. This private link opens it anywhere — bookmark it or send it to yourself, and share it with nobody:'),
+        h('div', { class: 'link-row' },
+          h('input', { id: 'seat-link-created', readonly: true, value: seatLink(g.game_id, g.token), 'aria-label': 'Your seat link', onfocus: (e) => e.target.select() }),
+          h('button', { type: 'button', class: 'small', onclick: () => copyText(seatLink(g.game_id, g.token)), text: 'Copy' }))),
+      h('p', { class: 'hint', text: 'Spectators can use the watch link.' }),
       h('div', { class: 'button-row' },
         h('a', { class: 'button primary', id: 'enter-game', href: `#game=${encodeURIComponent(g.game_id)}`, text: 'Go to the table' }),
         h('button', { type: 'button', class: 'small quiet', onclick: () => copyText(watchLink(g.game_id)), text: 'Copy watch link' })));

@@ -13,6 +13,34 @@ export class GameLog {
     this.seen = new Set();
     this.list = h('ol', { class: 'log-list' });
     clear(el).append(this.list);
+    // The log follows the newest entry unless the reader scrolled up on purpose: a scroll away
+    // from the bottom that the reader made (wheel, touch, keys, the scrollbar) stops following,
+    // and any scroll back to the bottom resumes it. Other scrolls never stop it — the ones this
+    // code makes, and those the browser makes when the box shrinks or moves under a new
+    // combat report — and the observer scrolls the newest entry back into view whenever the
+    // box or its list changes size.
+    this.following = true;
+    this.touched = 0; // when the reader last wheeled, touched, keyed or pressed in the log
+    const touch = () => { this.touched = Date.now(); };
+    this.inputs = ['wheel', 'touchmove', 'keydown', 'pointerdown'];
+    for (const t of this.inputs) el.addEventListener(t, touch, { passive: true });
+    this.touch = touch;
+    this.onScroll = () => {
+      if (this.atBottom()) this.following = true;
+      else if (Date.now() - this.touched < 1500) this.following = false;
+      el.dataset.following = String(this.following);
+    };
+    el.addEventListener('scroll', this.onScroll);
+    el.dataset.following = 'true';
+    this.resize = typeof ResizeObserver === 'function' ? new ResizeObserver(() => { if (this.following) this.scrollDown(); }) : null;
+    this.resize?.observe(el);
+    this.resize?.observe(this.list);
+  }
+
+  close() {
+    this.resize?.disconnect();
+    this.el.removeEventListener('scroll', this.onScroll);
+    for (const t of this.inputs) this.el.removeEventListener(t, this.touch);
   }
 
   reset() {
@@ -25,7 +53,6 @@ export class GameLog {
   add(seq, events, side = null) {
     if (this.seen.has(seq)) return;
     this.seen.add(seq);
-    const stick = this.atBottom();
     let item = null;
     const flush = () => {
       if (item?.childNodes.length > 1) this.list.append(item);
@@ -44,21 +71,33 @@ export class GameLog {
       item.append(h('div', { class: `ev ev-${e.kind}` }, ...dice(e.text ?? JSON.stringify(e))));
     }
     flush();
-    if (stick) this.scrollDown();
+    for (const e of events ?? []) if (e.kind === 'undone') this.strike(e);
+    if (this.following) this.scrollDown();
+  }
+
+  /** An `undone` event (an action taken back, logged as an action of its own): the entries it
+   *  names stay in the log, struck through. */
+  strike(e) {
+    const seqs = [e.seqs, e.seq_undone, e.undone, e.entry].flat().filter(Number.isInteger);
+    for (const n of seqs) this.list.querySelector(`li.entry[data-seq="${n}"]`)?.classList.add('undone');
   }
 
   atBottom() {
-    return this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
+    return this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 24;
   }
 
+  /** Show the newest entry and follow from now on. */
   scrollDown() {
+    this.following = true;
+    this.el.dataset.following = 'true';
     this.el.scrollTop = this.el.scrollHeight;
   }
 
-  /** Mark the entry of `seq` (replay) and keep it in view. */
+  /** Mark the entry of `seq` (replay) and keep it in view; `null` marks none (the position
+   *  before the first action). */
   mark(seq) {
     for (const li of this.list.querySelectorAll('li.entry.current')) li.classList.remove('current');
-    const li = this.list.querySelector(`li.entry[data-seq="${seq}"]`);
+    const li = seq === null ? null : this.list.querySelector(`li.entry[data-seq="${seq}"]`);
     if (li) {
       li.classList.add('current');
       li.scrollIntoView({ block: 'nearest' });

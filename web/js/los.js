@@ -1,6 +1,6 @@
 // The line-of-sight tool: pick a firing hex and a target hex, see the line between their
 // centres and the engine's verdict (clear, or blocked at a hex, and why) from the analysis route
-// (`POST /api/analysis`, issue 8). The page draws the line itself only for display; whether it
+// (`POST /api/analysis`). The page draws the line itself only for display; whether it
 // is blocked is the server's call, never the page's. At a game's table the tool asks on its own;
 // the analysis board asks it together with its other questions (`onPair`).
 

@@ -15,12 +15,15 @@ import { Table } from './table.js';
 import { LiveGame } from './live.js';
 import { Replay } from './replay.js';
 import { Lobby, showInvitation } from './lobby.js';
-import { seatFor, saveSeat, seatLink, inviteLink } from './seats.js';
+import { seatFor, saveSeat, seatLink, inviteLink, markSeatKept } from './seats.js';
 import { AnalysisBoard } from './analysis.js';
 import { positionOf, decodePosition, encodePosition } from './position.js';
 
 let current = null; // the screen's controllers, closed on navigation
 let navigation = 0; // bumped on each route, so a slow load for an old route is dropped
+/** How often a game waiting for its second player is asked whether they came (the invitation
+ *  leaves the top bar once they have). */
+const INVITE_POLL_MS = 4000;
 
 /** The server's own links use a query (`/?game=ID&join=chinese`, `/?game=ID&watch`): turn them
  *  into this page's fragments, so only one form is ever handled below. */
@@ -49,6 +52,7 @@ function route() {
   byId('you-badge').hidden = true;
   byId('conn').textContent = '';
   byId('topbar-actions').replaceChildren();
+  byId('seat-keeper').hidden = true;
   document.body.className = '';
   delete document.body.dataset.seq;
 
@@ -120,23 +124,52 @@ async function openTable(mode, gameId) {
   const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
   current.push(ctl);
   topbarButtons(mode, gameId, seat, null);
-  api.game(gameId).then((g) => {
-    if (nav !== navigation) return;
+  if (mode === 'play' && seat) seatKeeper(gameId, seat);
+  // While the game waits for its second player, ask now and then whether they came: the
+  // invitation leaves the top bar as soon as they have (or the game is over).
+  const waiting = { timer: null, close() { clearInterval(this.timer); } };
+  current.push(waiting);
+  const refresh = () => api.game(gameId).then((g) => {
+    if (nav !== navigation) return null;
     byId('game-title').textContent = g.name ?? '';
     topbarButtons(mode, gameId, seat, g);
-    if (seat && g.status === 'open') toast('Your opponent has not joined yet: send them the invite link (top right).');
+    if (g.status !== 'open') waiting.close();
+    return g;
+  });
+  refresh().then((g) => {
+    if (!g || !seat || mode !== 'play' || g.status !== 'open') return;
+    toast('Your opponent has not joined yet: send them the invite link (top right).');
+    waiting.timer = setInterval(() => refresh().catch(() => {}), INVITE_POLL_MS);
   }).catch(() => {});
+}
+
+/** Until the player says the seat link is saved, the panel urges them to keep it: the seat
+ *  lives in this browser only, and a lost seat stops the game for both players. */
+function seatKeeper(gameId, seat) {
+  const el = byId('seat-keeper');
+  if (seat.kept) { el.hidden = true; return; }
+  const link = seatLink(gameId, seat.token);
+  el.replaceChildren(
+    h('h3', { text: 'Keep your seat' }),
+    h('p', { text: 'Your seat is kept in this browser only: if it is lost (history cleared, another device), nobody can play your side and the game stops for both of you. Save this private link — bookmark it or send it to yourself. It opens your seat anywhere; whoever has it plays your side.' }),
+    h('div', { class: 'link-row' },
+      h('input', { id: 'seat-link', readonly: true, value: link, 'aria-label': 'Your seat link', onfocus: (e) => e.target.select() }),
+      h('button', { type: 'button', class: 'small', onclick: () => copyText(link), text: 'Copy' })),
+    h('div', { class: 'button-row' },
+      h('button', { type: 'button', id: 'seat-kept', class: 'small primary', text: 'I have saved it', onclick: () => { markSeatKept(gameId); el.hidden = true; } }),
+      h('span', { class: 'hint', text: 'The “Seat link” button (top right) copies it again.' })));
+  el.hidden = false;
 }
 
 /** Links for this table; the invitation only while the game waits for its second player. */
 function topbarButtons(mode, gameId, seat, game) {
   const bar = byId('topbar-actions');
   bar.replaceChildren();
-  if (seat && game?.status === 'open') {
-    bar.append(h('button', { type: 'button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
+  if (seat && mode === 'play' && game?.status === 'open') {
+    bar.append(h('button', { type: 'button', id: 'invite-button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
   }
   if (seat) {
-    bar.append(h('button', { type: 'button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)) }, 'Seat', h('span', { class: 'long', text: ' link' })));
+    bar.append(h('button', { type: 'button', id: 'seat-button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)) }, 'Seat', h('span', { class: 'long', text: ' link' })));
   }
   // The position on the board now, opened on the analysis board (Back returns to the game).
   bar.append(h('button', {

@@ -35,7 +35,7 @@ export class Board {
     const layer = (id) => { const g = svg('g', { class: `layer ${id}` }); sheet.append(g); return g; };
     this.layers = {};
     for (const id of ['terrain', 'walls', 'outlines', 'setup', 'numbers', 'ruins', 'forts',
-      'victory', 'hospital', 'labels', 'zoc', 'highlights', 'guns', 'counters', 'marks', 'arrows', 'los']) {
+      'victory', 'hospital', 'labels', 'zoc', 'highlights', 'guns', 'counters', 'badges', 'marks', 'arrows', 'los']) {
       this.layers[id] = layer(id);
     }
     this.origin = PAD;
@@ -56,7 +56,9 @@ export class Board {
 
   areaOf(hex) { return this.hexes.get(hex)?.area ?? null; }
 
-  areaName(key) { return this.areas.get(key)?.name ?? key; }
+  /** An area's name; a setup area the map does not name (the open ground of a quarter of the
+   *  map, `open_ne`) in words from its key. */
+  areaName(key) { return this.areas.get(key)?.name ?? keyWords(key); }
 
   /** A description of a hex in words: "1512 · British Legation · building". */
   describe(hex) {
@@ -201,8 +203,27 @@ export class Board {
         v.kind === 'primary'
           ? svg('polygon', { points: starPoints(cx, cy, R * 0.5), class: 'star' })
           : svg('circle', { cx, cy, r: R * 0.36, class: 'ring' }),
-        svg('title', {}, `${v.hex}: ${v.kind} victory hex, held by the ${side === 'allied' ? 'Allies' : 'Chinese'}`));
+        svg('title', {}, victoryTitle(v, side)));
       g.append(m);
+    }
+  }
+
+  /** Victory hexes under counters: the disc and star are hidden by the stack, so a small badge
+   *  in the holder's colour sits on the stack's lower-left corner, above the counters. */
+  drawVictoryBadges(victory, occupied) {
+    const g = clear(this.layers.badges);
+    const held = new Map((victory?.hexes ?? []).map((v) => [v.hex, v.side]));
+    for (const v of this.scenario.victory_hexes ?? []) {
+      if (!occupied.has(v.hex)) continue;
+      const [cx, cy] = centre(v.hex);
+      const side = held.get(v.hex) ?? 'allied';
+      const x = cx - R * 0.6, y = cy + HEX_H * 0.3, r = 7;
+      g.append(svg('g', { class: `victory-badge ${v.kind} held-${side}`, 'data-hex': v.hex, 'data-side': side },
+        svg('circle', { cx: x, cy: y, r, fill: SIDE[side], class: 'control' }),
+        v.kind === 'primary'
+          ? svg('polygon', { points: starPoints(x, y, r * 0.78), class: 'star' })
+          : svg('circle', { cx: x, cy: y, r: r * 0.5, class: 'ring' }),
+        svg('title', {}, victoryTitle(v, side))));
     }
   }
 
@@ -241,6 +262,21 @@ export class Board {
         svg('title', {}, `Big Gun ${i + 1} at ${hex} (10)`)));
     });
   }
+}
+
+const COMPASS = { n: 'north', ne: 'north-east', e: 'east', se: 'south-east', s: 'south', sw: 'south-west', w: 'west', nw: 'north-west' };
+
+/** A key in words: `open_ne` → "open ground, north-east", `chinese_houses` → "chinese houses". */
+export function keyWords(key) {
+  const parts = String(key).split('_').filter(Boolean);
+  const where = parts.filter((p) => COMPASS[p]).map((p) => COMPASS[p]);
+  const what = parts.filter((p) => !COMPASS[p]).join(' ');
+  const head = what === 'open' ? 'open ground' : what;
+  return where.length ? `${head}${head ? ', ' : ''}${where.join(' ')}` : head;
+}
+
+function victoryTitle(v, side) {
+  return `${v.hex}: ${v.kind} victory hex, held by the ${side === 'allied' ? 'Allies' : 'Chinese'} (21)`;
 }
 
 function parseRow(id) { return Number(id.slice(2, 4)); }

@@ -4,6 +4,8 @@
 
 import { h, svg, clear } from './dom.js';
 import { counter, describeUnit } from './counters.js';
+import { warningOf } from './confirm.js';
+import { OUT_OF_COMMAND } from './panels.js';
 
 export class HexMenu {
   /** `labelOf(action)` words an action; `send(action, hex)` takes it. */
@@ -44,14 +46,16 @@ export class HexMenu {
       svg('svg', { viewBox: '-19 -19 38 38', width: 46, height: 46, 'aria-hidden': 'true' }, counter(u, 0, 0)),
       h('div', { class: 'menu-unit-body' },
         h('div', { class: 'menu-unit-name', text: describeUnit(u) }),
+        u.out_of_command ? h('div', { class: 'menu-unit-note ooc-note', text: `Out of command${OUT_OF_COMMAND.slice('out of command'.length)}` }) : null,
         acts.length ? h('div', { class: 'menu-actions' }, acts.map((a) => this.button(a))) : null));
   }
 
   button(a, hex = null) {
+    const warning = warningOf(a);
     return h('button', {
-      type: 'button', class: `act small act-${a.type}`, 'data-action': JSON.stringify(a),
-      onclick: () => this.send(a, hex), text: this.labelOf(a),
-    });
+      type: 'button', class: `act small act-${a.type}${warning ? ' has-warning' : ''}`, 'data-action': JSON.stringify(a),
+      title: warning ? `Asks first: ${warning.text}` : null, onclick: () => this.send(a, hex),
+    }, warning ? h('span', { class: 'warn-icon', 'aria-label': 'warning', text: '⚠ ' }) : null, this.labelOf(a));
   }
 
   /** Show the menu next to the screen point (x, y), kept inside the window. */

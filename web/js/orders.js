@@ -90,7 +90,8 @@ export function drawTargets(layer, marks, index) {
   }
 }
 
-/** Six arrows around the Big Gun for `fire {direction}`; `send(action)` when one is clicked. */
+/** Six arrows around the Big Gun for `fire {direction}`; `send(action, event)` when one is
+ *  clicked. */
 export function drawFireArrows(layer, gunHex, fireActions, send) {
   if (!gunHex || !fireActions.length) return;
   const [cx, cy] = centre(gunHex);
@@ -103,9 +104,9 @@ export function drawFireArrows(layer, gunHex, fireActions, send) {
     },
     svg('path', { d: `M${R * 0.95},-7 L${R * 1.75},-7 L${R * 1.75},-13 L${R * 2.45},0 L${R * 1.75},13 L${R * 1.75},7 L${R * 0.95},7 Z` }),
     svg('title', {}, `Fire ${a.direction.toUpperCase()}`));
-    g.addEventListener('pointerup', (e) => { e.stopPropagation(); send(a); });
+    g.addEventListener('pointerup', (e) => { e.stopPropagation(); send(a, e); });
     g.addEventListener('pointerdown', (e) => e.stopPropagation());
-    g.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') send(a); });
+    g.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.stopPropagation(); send(a, e); } });
     layer.append(g);
   }
 }

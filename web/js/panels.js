@@ -5,6 +5,8 @@
 import { h, svg, clear } from './dom.js';
 import { counter, describeUnit, pileOrder } from './counters.js';
 import { DIRECTION_NAME } from './geometry.js';
+import { chancesBox, resultWords } from './charts.js';
+import { warningOf } from './confirm.js';
 
 /** Short names of the phases for the phase track; the order and the number of turns come from
  *  the scenario (`turns`, `phases`), and a phase not named here is shown by its key in words. */
@@ -38,10 +40,15 @@ export function renderStatus(el, view, you, scenario) {
   for (let t = 1; t <= Math.max(lastTurn, view.turn); t++) {
     turns.append(h('li', { class: t === view.turn ? 'now' : t < view.turn ? 'past' : '', 'aria-current': t === view.turn ? 'step' : null, text: String(t) }));
   }
+  // The sequence of play stays on screen in every phase: the setup before turn 1 and the end
+  // of each turn are steps of it too (4, 22).
   const phases = h('ol', { class: 'phase-track', 'aria-label': 'Sequence of play' });
-  const known = order.includes(view.phase);
-  for (const key of order) {
-    phases.append(h('li', { class: key === view.phase ? 'now' : '', 'aria-current': key === view.phase ? 'step' : null, text: phaseName(key) }));
+  const setup = view.phase === 'allied_setup' || view.phase === 'chinese_setup';
+  const track = [...(setup ? ['setup'] : []), ...order, 'end_of_turn'];
+  const now = setup ? 'setup' : view.phase;
+  if (!track.includes(now) && view.phase !== 'game_over') track.push(now);
+  for (const key of track) {
+    phases.append(h('li', { class: key === now ? 'now' : '', 'data-phase': key, 'aria-current': key === now ? 'step' : null, text: key === 'setup' ? 'Setup' : phaseName(key) }));
   }
   const toAct = view.to_act;
   let turnLine;
@@ -58,7 +65,7 @@ export function renderStatus(el, view, you, scenario) {
     v.civilians_lost ? h('span', { class: 'vh warn', text: ' · all civilians lost (15)' }) : null);
   el.append(...[
     h('div', { class: 'track-row' }, h('span', { class: 'track-label', text: 'Turn' }), turns),
-    known ? h('div', { class: 'phase-row' }, phases) : null,
+    h('div', { class: 'phase-row' }, phases),
     h('div', { class: 'phase-title', text: `${view.phase_title}${view.step ? ` · ${view.step.replace(/_/g, ' ')}` : ''}` }),
     turnLine, victory,
     // Both players (and spectators) are told the game did not begin from the setup of rule 22.
@@ -75,16 +82,31 @@ export function renderPrompt(el, view, you) {
   if (view.selection) {
     const s = view.selection;
     el.append(h('p', { class: 'selection-line', text: `Selected at ${s.hex}: ${s.units.length} unit${s.units.length > 1 ? 's' : ''}${s.mp_left !== null && s.mp_left !== undefined ? `, ${s.mp_left} MP left` : ''}.` }));
+    const byId = new Map(view.units.map((u) => [u.id, u]));
+    const ooc = s.units.map((id) => byId.get(id)).filter((u) => u?.out_of_command);
+    if (ooc.length) el.append(h('p', { class: 'selection-line ooc-line', text: `${ooc.map((u) => u.name).join(', ')}: ${OUT_OF_COMMAND}` }));
   }
 }
 
+/** What being out of command means, for the unit's panel and the selection line (11.2). */
+export const OUT_OF_COMMAND = 'out of command (11.2): no leader near enough at the start of the phase, so 3 MP instead of 6 in the Allied movement phase and 2 MP instead of 3 in the reaction phase. Combat is not affected.';
+
 /** Buttons for actions with nothing to click on the map, and every choice in a list. */
-export function renderButtons(el, index, labelOf, send, enabled) {
+export function renderButtons(el, index, labelOf, send, enabled, undoText = null) {
   clear(el);
   const main = h('div', { class: 'buttons' });
   const fire = index.buttons.filter((a) => a.type === 'fire');
+  // Undo first, where it is always found, saying what it takes back when the view tells.
+  const undo = index.buttons.find((a) => a.type === 'undo');
+  if (undo) {
+    const b = actionButton(undo, labelOf, send, enabled);
+    b.id = 'undo';
+    b.title = `${undoText ? `Take back: ${undoText}` : 'Take back your last decision'} (Ctrl+Z)`;
+    b.append(h('kbd', { class: 'key-hint', text: 'Ctrl+Z' }));
+    main.append(b);
+  }
   for (const a of index.buttons) {
-    if (a.type === 'fire') continue;
+    if (a.type === 'fire' || a.type === 'undo') continue;
     main.append(actionButton(a, labelOf, send, enabled));
   }
   if (fire.length) el.append(compass(fire, send, enabled));
@@ -103,11 +125,13 @@ export function renderButtons(el, index, labelOf, send, enabled) {
 function actionButton(a, labelOf, send, enabled, size = '') {
   const cls = ['act', `act-${a.type}`, size];
   if (['end_phase', 'resolve'].includes(a.type)) cls.push('primary');
-  if (['cancel_attack', 'pass'].includes(a.type)) cls.push('quiet');
+  if (['cancel_attack', 'pass', 'undo'].includes(a.type)) cls.push('quiet');
+  const warning = warningOf(a);
+  if (warning) cls.push('has-warning');
   return h('button', {
     type: 'button', class: cls.join(' '), 'data-action': JSON.stringify(a), disabled: !enabled ? true : null,
-    onclick: () => send(a), text: labelOf(a),
-  });
+    title: warning ? `Asks first: ${warning.text}` : null, onclick: () => send(a),
+  }, warning ? h('span', { class: 'warn-icon', 'aria-label': 'warning', text: '⚠ ' }) : null, labelOf(a));
 }
 
 /** The Big Gun's six directions as a compass of buttons. */
@@ -123,8 +147,9 @@ function compass(fire, send, enabled) {
   return box;
 }
 
-/** The odds of the attack being declared, before the die (or the last combat, after it). */
-export function renderOdds(el, view, unitName) {
+/** The odds of the attack being declared, before the die, with the chance of each result
+ *  (or the last combat, after it, its result in words). `crt`: the scenario's table. */
+export function renderOdds(el, view, unitName, crt = null) {
   const wasOpen = el.querySelector('details.last-combat')?.open ?? false;
   clear(el);
   const d = view.declaration;
@@ -133,12 +158,17 @@ export function renderOdds(el, view, unitName) {
   if (!rep && !last) { el.hidden = true; return; }
   el.hidden = false;
   const r = rep ?? last;
-  const table = oddsTable(r, unitName, d?.attackers ?? null);
+  const table = oddsTable(r, unitName, d?.attackers ?? null, crt);
   const legal = r.legal
     ? h('div', { class: 'legal ok', text: rep ? 'Legal attack: ready to roll.' : 'Resolved.' })
     : h('div', { class: 'legal no', text: `Not legal yet: ${r.why_not ?? ''}` });
   if (rep) {
-    el.append(h('h3', { text: `Attack on ${(r.defenders ?? []).join(', ')}` }), table, legal);
+    // What the player decides on first — the column and the chance of each result — then
+    // every number that led to it.
+    const odds = crt && r.column ? chancesBox(crt, r.column, r.modifier ?? 0) : null;
+    el.append(h('h3', {}, `Attack on ${(r.defenders ?? []).join(', ')}: `, h('span', { class: 'odds-sum', text: `${r.attack} against ${r.defence}, read on ${r.column}` })),
+      odds, legal, table,
+      crt ? h('button', { type: 'button', class: 'small quiet', onclick: () => document.getElementById('toggle-charts')?.click(), text: 'Show the table (T)' }) : null);
     return;
   }
   // The last combat folds to one line once it is old news; open while it is fresh.
@@ -149,13 +179,13 @@ export function renderOdds(el, view, unitName) {
   const open = fresh || wasOpen;
   el.append(h('details', { class: 'last-combat', open: open ? true : null },
     h('summary', {}, h('b', { text: 'Last combat' }), ` — ${(r.defenders ?? []).join(', ')} at ${r.column}, rolled ${r.die ?? '–'}: `, h('b', { text: r.result ?? '' })),
-    table));
+    table, r.result ? h('p', { class: 'result-words', text: `${r.result}: ${resultWords(crt, r.result)}` }) : null));
 }
 
 /** A combat report as a table: who attacks with what, the defence and the terrain multiplier
  *  with its reason, the odds, the artillery shift, the column and the die modifier — and the
  *  die and result once rolled. `attackers` (unit ids) names the attackers being declared. */
-export function oddsTable(r, unitName, attackers = null) {
+export function oddsTable(r, unitName, attackers = null, crt = null) {
   const names = (ids) => (ids ?? []).map(unitName).join(', ');
   const rows = [];
   const row = (k, ...v) => rows.push(h('tr', { 'data-row': k.toLowerCase().replace(/\W+/g, '-') }, h('th', { scope: 'row', text: k }), h('td', {}, ...v)));
@@ -176,7 +206,7 @@ export function oddsTable(r, unitName, attackers = null) {
   row('Die modifier', r.modifier ? `${r.modifier > 0 ? '+' : '−'}${Math.abs(r.modifier)} (leader, 11.1)` : 'none');
   if (r.die !== null && r.die !== undefined) {
     row('Die', h('b', { class: 'die', text: String(r.die) }), r.modified !== r.die ? ` → ${r.modified}` : '');
-    row('Result', h('b', { class: 'result', text: r.result ?? '' }));
+    row('Result', h('b', { class: 'result', text: r.result ?? '' }), r.result ? h('div', { class: 'why', text: resultWords(crt, r.result) }) : '');
   }
   return h('table', { class: 'odds-table' }, h('tbody', {}, rows));
 }

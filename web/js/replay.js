@@ -5,6 +5,7 @@
 import { h, byId, clear, toast } from './dom.js';
 import { api } from './api.js';
 import { GameLog } from './log.js';
+import { phaseName } from './panels.js';
 
 export class Replay {
   constructor(table, gameId) {
@@ -22,6 +23,7 @@ export class Replay {
     try {
       const log = await api.log(this.gameId);
       this.entries = log.entries ?? [];
+      this.origin = log.position ?? null; // a custom start: the position the game began from
       this.seed = log.seed ?? null;
       this.commitment = log.seed_commitment ?? null;
     } catch (e) {
@@ -37,13 +39,24 @@ export class Replay {
     await this.go(this.entries.length);
   }
 
-  /** Turn and phase starts from the log's events, for the jump list. */
+  /** Turn and phase starts from the log's events, for the jump list. A phase that begins and
+   *  ends within one action (nothing to decide in it: skipped) has no position of its own — the
+   *  state after that action is already in a later phase — so it is listed as skipped and
+   *  cannot be chosen; every other entry goes to the first position in its phase. */
   marks() {
-    const out = [{ pos: 0, label: 'Setup (before the first action)' }];
+    const s = this.origin;
+    const first = s
+      ? `Custom start: turn ${s.turn ?? 1}, ${phaseName(s.phase ?? 'big_gun')} (before the first action)`
+      : 'Setup (before the first action)';
+    const out = [{ pos: 0, label: first }];
     this.entries.forEach((e, i) => {
-      for (const ev of e.events ?? []) {
-        if (ev.kind === 'phase_began' || ev.kind === 'turn_began') out.push({ pos: i + 1, label: ev.text });
-      }
+      const heads = (e.events ?? []).filter((ev) => ev.kind === 'phase_began' || ev.kind === 'turn_began');
+      const lastPhase = heads.map((ev) => ev.kind).lastIndexOf('phase_began');
+      const over = (e.events ?? []).some((ev) => ev.kind === 'game_over');
+      heads.forEach((ev, j) => {
+        const skipped = ev.kind === 'phase_began' && (j < lastPhase || over);
+        out.push({ pos: i + 1, label: `${ev.text}${skipped ? ' — skipped, nothing to decide' : ''}`, skipped });
+      });
     });
     return out;
   }
@@ -59,9 +72,12 @@ export class Replay {
     });
     this.where = h('div', { class: 'replay-where', 'aria-live': 'polite' });
     this.playBtn = btn('replay-play', 'Play', 'Play', () => this.togglePlay());
-    const jump = h('select', { id: 'replay-jump', 'aria-label': 'Jump to a turn or phase', onchange: () => { this.go(Number(jump.value)); } },
+    // Each option has a value of its own (its place in the list), so two marks at the same
+    // position stay two options; the position is in data-pos.
+    const marks = this.marks();
+    const jump = h('select', { id: 'replay-jump', 'aria-label': 'Jump to a turn or phase', onchange: () => { this.go(marks[Number(jump.value)].pos); } },
       h('option', { value: '', text: 'Jump to…', disabled: true, selected: true }),
-      this.marks().map((m) => h('option', { value: m.pos, text: m.label })));
+      marks.map((m, i) => h('option', { value: i, 'data-pos': m.pos, disabled: m.skipped ? true : null, text: m.label })));
     el.append(...[
       h('div', { class: 'replay-title', text: 'Replay' }),
       h('div', { class: 'replay-buttons' },
@@ -101,12 +117,12 @@ export class Replay {
     this.table.render({ view, legal_actions: [], you: 'spectator', seq: k });
     this.table.clearArrows();
     const entry = this.entries[k - 1];
-    if (entry) this.table.noteEvents(entry.events);
+    if (entry) this.table.noteEvents(entry.events, entry.seq);
     this.slider.value = String(k);
     const who = entry ? `${entry.side === 'allied' ? 'Allied' : 'Chinese'} action #${entry.seq}` : 'before the first action';
     this.where.textContent = `${k} / ${n} — ${who} · Turn ${view.turn}, ${view.phase_title}`;
     document.body.dataset.replayPos = String(k);
-    if (entry) this.log.mark(entry.seq);
+    this.log.mark(entry ? entry.seq : null);
     if (k < n) this.fetch(k + 1).catch(() => {}); // the next step is usually wanted next
   }
 
@@ -139,5 +155,6 @@ export class Replay {
     this.stopPlay();
     document.removeEventListener('keydown', this.keys);
     byId('replay-controls').hidden = true;
+    this.log.close();
   }
 }

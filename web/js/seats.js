@@ -14,7 +14,16 @@ export function seatFor(gameId) {
 
 export function saveSeat(gameId, side, token) {
   const seats = all();
-  seats[gameId] = { side, token, saved: new Date().toISOString() };
+  const kept = seats[gameId]?.token === token && seats[gameId]?.kept ? true : undefined;
+  seats[gameId] = { side, token, saved: new Date().toISOString(), kept };
+  localStorage.setItem(KEY, JSON.stringify(seats));
+}
+
+/** The player said the seat link is saved somewhere safe: stop urging them to save it. */
+export function markSeatKept(gameId) {
+  const seats = all();
+  if (!seats[gameId]) return;
+  seats[gameId].kept = true;
   localStorage.setItem(KEY, JSON.stringify(seats));
 }
 

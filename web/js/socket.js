@@ -1,4 +1,4 @@
-// The WebSocket half of PROTOCOL.md: one socket per game screen. The first frame says who is
+// The WebSocket half of docs/protocol.md: one socket per game screen. The first frame says who is
 // there (join with the seat's token, or spectate); after a drop it reconnects by itself and
 // sends `resume` with the last seq it saw, so the server sends only what was missed.
 

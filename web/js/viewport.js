@@ -65,6 +65,28 @@ export class Viewport {
     return p.x > box.left + 30 && p.x < box.right - 30 && p.y > box.top + 30 && p.y < box.bottom - 30;
   }
 
+  /** Pan as little as needed for the map point (px, py) to sit on screen, `margin` pixels in
+   *  from the edges (less on a small map), keeping the zoom. */
+  reveal(px, py, margin = 90) {
+    const box = this.svg.getBoundingClientRect();
+    const m = this.svg.getScreenCTM();
+    if (!m) return;
+    const p = new DOMPoint(px, py).matrixTransform(m);
+    const mx = Math.min(margin, box.width / 4), my = Math.min(margin, box.height / 4);
+    const dx = p.x < box.left + mx ? box.left + mx - p.x : p.x > box.right - mx ? box.right - mx - p.x : 0;
+    const dy = p.y < box.top + my ? box.top + my - p.y : p.y > box.bottom - my ? box.bottom - my - p.y : 0;
+    if (dx || dy) this.panBy(dx, dy);
+  }
+
+  /** The screen distance from the middle of the map's box to the map point (px, py). */
+  distanceFromMiddle(px, py) {
+    const box = this.svg.getBoundingClientRect();
+    const m = this.svg.getScreenCTM();
+    if (!m) return Infinity;
+    const p = new DOMPoint(px, py).matrixTransform(m);
+    return Math.hypot(p.x - (box.left + box.width / 2), p.y - (box.top + box.height / 2));
+  }
+
   /** Show the whole board. */
   fit() {
     this.vb = { x: 0, y: 0, w: this.W, h: this.H };

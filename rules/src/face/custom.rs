@@ -37,7 +37,7 @@ pub struct PlacedUnit {
     pub reduced: bool,
 }
 
-/// A position as JSON (issue: analysis board).
+/// A custom position as JSON: the analysis board's, and the start of a custom game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Position {

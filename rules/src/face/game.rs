@@ -1,4 +1,4 @@
-//! The game: the rules engine's public face (STYLE: `Game::new`, `legal_actions`, `apply`,
+//! The game: the rules engine's public face (`Game::new`, `legal_actions`, `apply`,
 //! `view`). It owns the state and the scenario it is played on; every decision goes through
 //! [`Game::apply`], which refuses anything not in [`Game::legal_actions`] with an error citing
 //! the rule and changes nothing, or applies it and returns the events in words.

@@ -13,13 +13,11 @@ use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::Ground;
 use crate::vocabulary::units::{UnitId, UnitKind};
 use siege_protocol::Side;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The shipped scenario, loaded once for all tests.
 pub fn scenario() -> Arc<Scenario> {
-    static SCN: OnceLock<Arc<Scenario>> = OnceLock::new();
-    SCN.get_or_init(|| Arc::new(Scenario::load_default().expect("the shipped scenario loads")))
-        .clone()
+    Scenario::shipped().expect("the shipped scenario loads")
 }
 
 /// A hex from its number.

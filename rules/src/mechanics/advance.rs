@@ -1,4 +1,4 @@
-//! Advance after combat (8.4; RULINGS R6): when a stack is forced to retreat, the winner may
+//! Advance after combat (8.4; ruling R6): when a stack is forced to retreat, the winner may
 //! immediately advance one unit that took part in the combat into the hex the retreating stack
 //! left, even from one enemy ZOC straight into another. The Allies may advance only if a leader
 //! took part; nobody advances after a bayonet charge.

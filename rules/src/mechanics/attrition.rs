@@ -1,4 +1,4 @@
-//! Attrition (14; RULINGS R6): from turn 2, at the start of the Allied movement phase, the Allied
+//! Attrition (14; ruling R6): from turn 2, at the start of the Allied movement phase, the Allied
 //! player removes one combat unit or volunteers of his choice from the game — disease, shelling
 //! and the rest of the siege's slow losses.
 

@@ -1,4 +1,4 @@
-//! The bayonet charge (8.1.3; RULINGS R6): before Allied combat, units that did not move in the
+//! The bayonet charge (8.1.3; ruling R6): before Allied combat, units that did not move in the
 //! Allied movement phase may charge, led by a leader stacked with them from the start of that
 //! phase; at most 15 strength points (leaders included) charge each turn. They move up to half
 //! their allowance, subject to terrain and zones of control, onto the enemy hex, attack only the

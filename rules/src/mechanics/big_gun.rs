@@ -1,4 +1,4 @@
-//! The Chinese Big Gun (10; RULINGS R6): at the start of each turn the Chinese player places
+//! The Chinese Big Gun (10; ruling R6): at the start of each turn the Chinese player places
 //! both guns within 3 hexes of any map edge, not in an Allied ZOC; each fires 4 times along one
 //! of the six hex directions, a die × 4 hexes; a shot off the map has no effect. Where it falls,
 //! a non-clear hex (a fortification counts as non-clear) is ruined on 5–6, removing any

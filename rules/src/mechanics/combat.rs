@@ -1,4 +1,4 @@
-//! Combat (8.1.1, 8.1.2, 8.2, 9, 11.1; RULINGS R4, R6): attacks are declared in small steps —
+//! Combat (8.1.1, 8.1.2, 8.2, 9, 11.1; rulings R4, R6): attacks are declared in small steps —
 //! defending hex(es), attacking units adjacent (normal combat) or 2 to 3 (Allied) / 2 (Chinese)
 //! hexes away with line of sight (ranged fire), Allied artillery within 4 hexes with line of
 //! sight, each leader's use — with the odds shown before the die is rolled. Units in an enemy ZOC

@@ -1,4 +1,4 @@
-//! Terrain in combat (18; RULINGS R3): a defender in a building is always tripled (18.2); on a
+//! Terrain in combat (18; ruling R3): a defender in a building is always tripled (18.2); on a
 //! wall, barricade or fortification tripled unless an attacker stands on the same wall or
 //! attackers stand on both sides of it (18.4); on the Tartar Wall quadrupled unless an attacker
 //! is on the Tartar Wall (18.1 as R3 reads it); in a ruin doubled (17). Effects do not add up:

@@ -1,4 +1,4 @@
-//! Chinese entry at the map edge (22, 19; RULINGS R6): at setup the Chinese player may bring on
+//! Chinese entry at the map edge (22, 19; ruling R6): at setup the Chinese player may bring on
 //! every unit, each on a map-edge hex, at most 30 strength points a hex; each later turn, units
 //! lifted off at the end of the previous turn and replacements from the pool enter the same way
 //! and may move normally. Units may enter in an enemy ZOC but never into an enemy hex.

@@ -1,4 +1,4 @@
-//! Fortifications (13; RULINGS R3): before his combat phase a player may place a fortification
+//! Fortifications (13; ruling R3): before his combat phase a player may place a fortification
 //! under at least 5 (Allied) or 10 (Chinese) strength points that did not move in his movement
 //! phase, in a clear or ruined hex, even in an enemy ZOC. Twelve counters a side; a fortification
 //! protects whoever occupies it (×3, as a wall), blocks line of sight, and is removed only by the

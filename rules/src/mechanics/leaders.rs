@@ -1,4 +1,4 @@
-//! Allied leaders (11.1; RULINGS R4, R6): a leader helps only the combat of a unit he is stacked
+//! Allied leaders (11.1; rulings R4, R6): a leader helps only the combat of a unit he is stacked
 //! with, lending either his strength of 1 or a die modifier of +1 attacking / −1 defending (never
 //! on ranged fire alone, never in a bayonet charge, one modifier a combat); he never attacks
 //! alone (7); he is eliminated only when alone, and a leader whose stack is eliminated goes to the

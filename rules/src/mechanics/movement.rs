@@ -1,4 +1,4 @@
-//! Movement (5, 6, 7, 9, 11.2, 15, 18.1; RULINGS R3, R6): stacks move hex by hex paying the
+//! Movement (5, 6, 7, 9, 11.2, 15, 18.1; rulings R3, R6): stacks move hex by hex paying the
 //! terrain chart, never into the canal or an enemy hex, stopping on entering an enemy zone of
 //! control and never moving directly from one enemy ZOC hex to another; in the Allied reaction
 //! phase at half allowance and never out of an enemy ZOC. Stacking is checked where a stack

@@ -1,4 +1,4 @@
-//! Combat resolution (8.2; RULINGS R4, R6): the die is rolled once for each attack, the modified
+//! Combat resolution (8.2; rulings R4, R6): the die is rolled once for each attack, the modified
 //! roll read on the odds column, and the result applied at once — step losses with the owner's
 //! choice of unit, EX by nominal strength, retreats of the losing stacks, then the winner's
 //! advance. Ranged fire alone takes no adverse result; leaders are eliminated only alone and are

@@ -1,4 +1,4 @@
-//! Retreat after combat (8.3; RULINGS R6) and the Allied withdrawal's moves (12): the owner moves
+//! Retreat after combat (8.3; ruling R6) and the Allied withdrawal's moves (12): the owner moves
 //! the stack hex by hex among legal hexes — never into an enemy hex or enemy ZOC (friendly units
 //! do not cancel it), never into the canal, never off the map for the Allies, never the same hex
 //! twice — exactly 3 hexes, or 1 to 3 from a building; a withdrawal goes up to 3. Only steps

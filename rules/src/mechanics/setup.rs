@@ -1,4 +1,4 @@
-//! Allied setup (22; RULINGS R2): every Allied unit is placed inside the setup line, off outside
+//! Allied setup (22; ruling R2): every Allied unit is placed inside the setup line, off outside
 //! ground, obeying stacking (7); artillery must stand with a combat unit (9) and civilians with or
 //! beside one (15). Placement is chosen in small steps — unit, area of the map, hex — and a
 //! default deployment from the data file `scenario/deployment.txt` places everyone at once.

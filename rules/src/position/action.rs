@@ -1,4 +1,4 @@
-//! Every decision a player can take, as a small JSON object (PROTOCOL.md: "every element of
+//! Every decision a player can take, as a small JSON object (docs/protocol.md: "every element of
 //! `legal_actions` is a small JSON object that the client may send back as it is"). Decisions
 //! are split into small steps — select a unit, choose its destination, stop, end the phase — so
 //! that no list ever grows combinatorially.

@@ -1,4 +1,4 @@
-//! Line of sight (8.5, 18.1, 18.3, 18.4; RULINGS R6): a straight line from the centre of the
+//! Line of sight (8.5, 18.1, 18.3, 18.4; ruling R6): a straight line from the centre of the
 //! firer's hex to the centre of the target's, laid like a thread on the map. It is blocked by
 //! the Tartar Wall, buildings, walls, fortifications and the stone bridge, and by units of either
 //! side and civilians — not by a lone leader or unmanned artillery. Every hex whose inside the

@@ -1,4 +1,4 @@
-//! Zones of control (6, 18.1, 18.2, 15; RULINGS R3, R6). A unit's ZOC is its own hex and the
+//! Zones of control (6, 18.1, 18.2, 15; rulings R3, R6). A unit's ZOC is its own hex and the
 //! six around it, except that it never extends into a building hex (so never from one building
 //! hex to another), never into or across the canal, into the Tartar Wall only from a unit
 //! already on the wall; civilians and doctors exert it only in their own hex, artillery not at

@@ -1,4 +1,4 @@
-//! The Combat Results Table (RULINGS R4; rules 8.1.2, 8.2, 9) as data from `scenario/crt.toml`,
+//! The Combat Results Table (ruling R4; rules 8.1.2, 8.2, 9) as data from `scenario/crt.toml`,
 //! and the odds: strengths compared with fractions dropped in the defender's favour, attacks
 //! below 1-3 an automatic AE, artillery shifting columns right, the modified die read between
 //! 1 and 6.

@@ -1,5 +1,6 @@
 //! The dice: a ChaCha generator seeded per game and carried in the game state, so that the same
-//! seed and the same actions give the same rolls everywhere (STYLE; PROTOCOL "verifiable dice").
+//! seed and the same actions give the same rolls everywhere; the seed is published once a game
+//! ends so anyone can check every roll (docs/protocol.md).
 //! The state serializes as the seed and the generator's word position, so a saved state resumes
 //! the exact stream.
 

@@ -1,4 +1,4 @@
-//! Hex geometry of the map grid (RULINGS R1): `CCRR` hex numbers, 39 columns × 40 rows,
+//! Hex geometry of the map grid (ruling R1): `CCRR` hex numbers, 39 columns × 40 rows,
 //! flat-topped hexes in vertical columns with even-numbered columns half a hex lower.
 //!
 //! Everything here is exact integer arithmetic. The straight line between two hex centres

@@ -1,4 +1,4 @@
-//! The map (RULINGS R2, R3; rules 1.2, 18, 21, 22): terrain of every hex, the named areas and
+//! The map (rulings R2, R3; rules 1.2, 18, 21, 22): terrain of every hex, the named areas and
 //! buildings, the victory hexes, the Allied setup line and the hospital, read from the text data
 //! file `scenario/map.txt` and validated when it is loaded, so that a bad map is a clear start-up
 //! error naming the hex rather than a surprise in the middle of a game.
@@ -133,7 +133,7 @@ pub struct Label {
     pub size: LabelSize,
 }
 
-/// The victory hexes of section 21 as RULINGS R2 places them (1618 for the illegible one),
+/// The victory hexes of section 21 as ruling R2 places them (1618 for the illegible one),
 /// with the key of the area each must lie in.
 pub const VICTORY_HEXES: [(&str, VictoryKind, &str); 11] = [
     ("0914", VictoryKind::Primary, "carriage_park"),
@@ -168,7 +168,7 @@ pub enum MapError {
     },
     #[error("map.txt: section [{0}] is missing or incomplete")]
     Missing(&'static str),
-    #[error("map.txt: victory hex {hex}: {message} (RULINGS R2, rule 21)")]
+    #[error("map.txt: victory hex {hex}: {message} (ruling R2, rule 21)")]
     Victory { hex: String, message: String },
     #[error(
         "map.txt: setup line differs from section 22 at position {index}: {found} instead of {expected}"
@@ -178,21 +178,21 @@ pub enum MapError {
         found: String,
         expected: String,
     },
-    #[error("map.txt: canal hex {hex} belongs to a canal with no bridge (RULINGS R2)")]
+    #[error("map.txt: canal hex {hex} belongs to a canal with no bridge (ruling R2)")]
     CanalWithoutBridge { hex: Hex },
-    #[error("map.txt: bridge hex {hex} does not cross a canal (RULINGS R2)")]
+    #[error("map.txt: bridge hex {hex} does not cross a canal (ruling R2)")]
     BridgeWithoutCanal { hex: Hex },
     #[error(
-        "map.txt: building hex {hex} belongs to no named area (RULINGS R2: every legation hex belongs to a named building)"
+        "map.txt: building hex {hex} belongs to no named area (ruling R2: every legation hex belongs to a named building)"
     )]
     BuildingWithoutArea { hex: Hex },
-    #[error("map.txt: hex {hex} of {area} cannot be reached from the map edge (RULINGS R2)")]
+    #[error("map.txt: hex {hex} of {area} cannot be reached from the map edge (ruling R2)")]
     Unreachable { hex: Hex, area: String },
     #[error("map.txt: hospital hex {hex}: {message} (8.6)")]
     Hospital { hex: String, message: String },
     /// The shape R2 fixes is broken at `hex`: the Tartar Wall band, the canal's course,
     /// outside ground, a courtyard with no gate.
-    #[error("map.txt: hex {hex}: {message} (RULINGS R2)")]
+    #[error("map.txt: hex {hex}: {message} (ruling R2)")]
     Layout { hex: Hex, message: String },
     #[error("map.txt: {0}")]
     Other(String),

@@ -1,4 +1,4 @@
-//! Start-up validation of the map data (RULINGS R2): the victory hexes of 21 where R2 puts
+//! Start-up validation of the map data (ruling R2): the victory hexes of 21 where R2 puts
 //! them, the setup line of 22, every canal crossed by a bridge, every building named, every
 //! legation reachable from the map edge, the hospital of 8.6 inside the British Legation; and
 //! the shape R2 fixes: the Tartar Wall as a band on rows 35–36, the Jade Canal in column 21 with

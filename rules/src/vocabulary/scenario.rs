@@ -10,6 +10,7 @@ use crate::vocabulary::map::{Map, MapError};
 use crate::vocabulary::terrain::{TerrainChart, TerrainError};
 use crate::vocabulary::units::{CounterError, CounterMix};
 use serde_json::{Value, json};
+use std::sync::{Arc, OnceLock};
 
 /// The game lasts eleven turns (20).
 pub const LAST_TURN: u8 = 11;
@@ -80,6 +81,15 @@ impl Scenario {
     /// The scenario shipped with the game.
     pub fn load_default() -> Result<Scenario, ScenarioError> {
         Scenario::load(ScenarioTexts::DEFAULT)
+    }
+
+    /// The shipped scenario, loaded and checked once per process and shared: for tools and
+    /// tests that play many games on it.
+    pub fn shipped() -> Result<Arc<Scenario>, ScenarioError> {
+        static SHIPPED: OnceLock<Result<Arc<Scenario>, ScenarioError>> = OnceLock::new();
+        SHIPPED
+            .get_or_init(|| Scenario::load_default().map(Arc::new))
+            .clone()
     }
 
     /// The map and counter mix as JSON (`siege map --json`, `GET /api/scenario`).

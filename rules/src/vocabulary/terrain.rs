@@ -1,4 +1,4 @@
-//! The Terrain Effects Chart (RULINGS R3; rules 5.1, 17, 18): what a hex costs to enter, how it
+//! The Terrain Effects Chart (ruling R3; rules 5.1, 17, 18): what a hex costs to enter, how it
 //! multiplies a defender, whether it blocks line of sight and takes a zone of control. The
 //! numbers come from the data file `scenario/terrain.toml`; a ruin marker replaces the printed
 //! terrain (17), a fortification adds its own line on top (13).

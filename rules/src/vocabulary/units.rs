@@ -1,4 +1,4 @@
-//! The counters (rules 2, 5.2; RULINGS R5): every unit with its id, side, type, nationality,
+//! The counters (rules 2, 5.2; ruling R5): every unit with its id, side, type, nationality,
 //! name, strength front and back, steps, movement allowance and artillery bonus, read from the
 //! data file `scenario/counters.toml` and checked when it is loaded.
 

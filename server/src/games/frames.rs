@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn only_the_side_to_act_gets_legal_actions() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let game = Game::new(scn, [7; 32]);
         let snap = Snapshot::of(&game, 0).unwrap();
         let read = |you| -> Value { serde_json::from_str(snap.frame(you).as_str()).unwrap() };
@@ -227,7 +227,7 @@ mod tests {
     /// reader, and the HTTP view is the view.
     #[test]
     fn frames_are_the_serialized_messages_byte_for_byte() {
-        let scn = Arc::new(Scenario::load_default().unwrap());
+        let scn = Scenario::shipped().unwrap();
         let mut game = Game::new(scn.clone(), [3; 32]);
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
         let mut prev: Option<Arc<Snapshot>> = None;

@@ -5,7 +5,7 @@
 use super::frames::{Snapshot, Update};
 use crate::rules::{Action, RuleError};
 use crate::store::StoreError;
-use siege_protocol::{GameStatus, Seats, Side, You};
+use siege_protocol::{Explanation, GameStatus, Seats, Side, You};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -92,6 +92,10 @@ pub enum Command {
     Info {
         reply: oneshot::Sender<Info>,
     },
+    Explain {
+        action: Action,
+        reply: oneshot::Sender<Explanation>,
+    },
 }
 
 /// The handle: clone freely.
@@ -134,11 +138,6 @@ impl GameHandle {
         let n = self.connections.fetch_add(1, Ordering::AcqRel);
         let guard = ConnectionGuard(self.connections.clone());
         (n < self.max_connections).then_some(guard)
-    }
-
-    /// How many connections the game has now.
-    pub fn connection_count(&self) -> usize {
-        self.connections.load(Ordering::Acquire)
     }
 
     async fn ask<T>(
@@ -187,5 +186,10 @@ impl GameHandle {
     /// The game's status, seats and current state.
     pub async fn info(&self) -> Result<Info, GameError> {
         self.ask(|reply| Command::Info { reply }).await
+    }
+
+    /// Whether the side to act could take `action` now, and if not why; changes nothing.
+    pub async fn explain(&self, action: Action) -> Result<Explanation, GameError> {
+        self.ask(|reply| Command::Explain { action, reply }).await
     }
 }

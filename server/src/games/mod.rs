@@ -224,6 +224,18 @@ impl Games {
         }
     }
 
+    /// Whether the side to act in game `id` could take `action` now, and if not why.
+    pub async fn explain(
+        &self,
+        id: Uuid,
+        action: crate::rules::Action,
+    ) -> Result<siege_protocol::Explanation, GameError> {
+        match self.get(id).await?.explain(action.clone()).await {
+            Err(GameError::Gone) => self.get(id).await?.explain(action).await,
+            other => other,
+        }
+    }
+
     /// Give a seat of game `id` to a new token; returns the side and the token.
     pub async fn join(&self, id: Uuid, side: Option<Side>) -> Result<(Side, String), GameError> {
         let (token, hash) = tokens::new_token();

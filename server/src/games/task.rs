@@ -11,10 +11,10 @@ use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::tokens::same_hash;
 use crate::load::stages::StageTimes;
-use crate::rules::{Action, Game};
+use crate::rules::{Action, Game, RuleError};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
-use siege_protocol::{GameStatus, Side, You};
+use siege_protocol::{Explanation, GameStatus, Side, You};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc};
@@ -137,6 +137,32 @@ impl GameTask {
                     state: self.snapshot.clone(),
                 });
             }
+            Command::Explain { action, reply } => {
+                let _ = reply.send(self.explain(&action));
+            }
+        }
+    }
+
+    /// Whether the side to act could take `action` now and, if not, the refusal the rules give
+    /// it (the engine's explanation, with the rule). Changes nothing: a refused action never
+    /// touches the state, and a legal one is only looked up, not applied.
+    fn explain(&self, action: &Action) -> Explanation {
+        let side = self.game.to_act();
+        let refusal = match side {
+            None => Some(RuleError::GameOver),
+            Some(s) if self.game.is_legal(s, action) => None,
+            Some(s) => self.game.clone().apply(s, action).err(),
+        };
+        Explanation {
+            seq: self.seq,
+            side,
+            legal: refusal.is_none(),
+            code: refusal.as_ref().map(|e| e.code().to_string()),
+            message: refusal.as_ref().map(ToString::to_string),
+            rule: refusal
+                .as_ref()
+                .and_then(RuleError::rule)
+                .map(str::to_string),
         }
     }
 

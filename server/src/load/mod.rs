@@ -1,4 +1,4 @@
-//! `siege load`: a load generator that speaks only PROTOCOL.md. It sets up `--games` tables
+//! `siege load`: a load generator that speaks only docs/protocol.md. It sets up `--games` tables
 //! (a game created and joined over HTTP, two players and `--spectators` spectators on their
 //! own WebSockets), waits until every one is connected, then lets them play random legal
 //! actions for `--duration` seconds with `--think-ms` of thinking before each action. A game

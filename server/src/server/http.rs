@@ -1,4 +1,4 @@
-//! The HTTP API of PROTOCOL.md: create and join games, list them, read a game, its log and its
+//! The HTTP API of docs/protocol.md: create and join games, list them, read a game, its log and its
 //! state at any point, the scenario for the page, and the health check. Handlers only translate;
 //! the games registry and the store do the work.
 
@@ -12,7 +12,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use siege_protocol::{
-    CreateGame, CreatedGame, GameInfo, GameStatus, GameSummary, JoinGame, JoinedGame, Side,
+    CreateGame, CreatedGame, Explain, Explanation, GameInfo, GameStatus, GameSummary, JoinGame,
+    JoinedGame, Side,
 };
 use uuid::Uuid;
 
@@ -154,6 +155,25 @@ pub async fn join(
         side,
         token,
     }))
+}
+
+/// `POST /api/games/{id}/explain`: whether the side to act could take an action now and, if
+/// not, the rules' refusal with its rule — for a page to say why a click is no order. Read
+/// only: nothing is applied or logged.
+pub async fn explain(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Json(body): Json<serde_json::Value>,
+) -> Result<Json<Explanation>, AppError> {
+    let id = game_id(&id)?;
+    let request: Explain<crate::rules::Action> = serde_json::from_value(body).map_err(|e| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_REQUEST,
+            format!("expected {{\"action\": an action of this game}}: {e}"),
+        )
+    })?;
+    Ok(Json(app.games.explain(id, request.action).await?))
 }
 
 /// The query of `GET /api/games`.

@@ -4,7 +4,7 @@
 
 use tokio::time::Instant;
 
-/// The largest client frame read, in bytes (PROTOCOL: 64 KiB).
+/// The largest client frame read, in bytes (docs/protocol.md: 64 KiB).
 pub const MAX_FRAME: usize = 64 * 1024;
 /// The transport refuses frames above this outright (the socket then closes with 1009);
 /// between [`MAX_FRAME`] and this, the frame is refused with `frame_too_large` and the

@@ -1,4 +1,4 @@
-//! The HTTP and WebSocket edge of the game server (issue 5, PROTOCOL.md). [`app`] builds the
+//! The HTTP and WebSocket edge of the game server (docs/protocol.md). [`app`] builds the
 //! router from an [`AppState`], apart from any socket, so tests can drive it directly;
 //! [`Server`] opens the store, rebuilds unfinished games, binds the address and serves until
 //! shutdown — then stops accepting, closes every socket with "going away", lets every game
@@ -132,7 +132,7 @@ pub struct AppState {
 impl AppState {
     /// State for `games`, with shutdown signalled by `shutdown`.
     pub fn new(games: Games, shutdown: CancellationToken, config: &Config) -> AppState {
-        let scenario_json = Bytes::from(games.scenario().to_json().to_string());
+        let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
         AppState {
             games,
             scenario_json,
@@ -156,6 +156,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", post(http::create).get(http::list))
         .route("/api/games/{id}", get(http::game))
         .route("/api/games/{id}/join", post(http::join))
+        .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
         .route("/api/games/{id}/state", get(http::state_at))
         .route("/api/analysis", post(http::analysis))

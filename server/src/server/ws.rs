@@ -1,4 +1,4 @@
-//! One WebSocket connection to a game (PROTOCOL.md, "WebSocket"). The first frame says who is
+//! One WebSocket connection to a game (docs/protocol.md, "WebSocket"). The first frame says who is
 //! there (join, spectate or resume); after that the connection forwards the game's updates —
 //! pre-serialized, shared bytes — and passes the client's actions to the game task. Every
 //! refusal is an `error` frame and changes nothing; only a bad first frame, a flood or
