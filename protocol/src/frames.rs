@@ -1,7 +1,9 @@
 //! WebSocket frames (docs/protocol.md, "WebSocket"): what a client sends and what the server answers.
 //! Every frame is a JSON object tagged by `type`.
 
+use crate::codes;
 use crate::side::Side;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -79,6 +81,67 @@ impl<A> ClientFrame<A> {
     pub const TYPES: [&'static str; 5] = ["join", "spectate", "resume", "action", "ping"];
 }
 
+/// Why a client frame could not be read: the error code of the refusal and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl FrameError {
+    fn new(code: &'static str, message: impl Into<String>) -> FrameError {
+        FrameError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl ClientFrame<Value> {
+    /// Read a client frame from the text of a WebSocket message: broken JSON is `bad_json`, a
+    /// missing or unknown `type` is `unknown_type`, a known type with the wrong fields is
+    /// `bad_json` again. The server reads every frame through here.
+    pub fn parse(text: &str) -> Result<ClientFrame<Value>, FrameError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| FrameError::new(codes::BAD_JSON, format!("not JSON: {e}")))?;
+        if !value.is_object() {
+            return Err(FrameError::new(codes::BAD_JSON, "a frame is a JSON object"));
+        }
+        match value.get("type").and_then(Value::as_str) {
+            Some(k) if Self::TYPES.contains(&k) => {}
+            Some(k) => {
+                return Err(FrameError::new(
+                    codes::UNKNOWN_TYPE,
+                    format!(
+                        "unknown frame type {k:?}; expected one of {:?}",
+                        Self::TYPES
+                    ),
+                ));
+            }
+            None => {
+                return Err(FrameError::new(
+                    codes::UNKNOWN_TYPE,
+                    "a frame is a JSON object with a string \"type\"",
+                ));
+            }
+        }
+        serde_json::from_value(value)
+            .map_err(|e| FrameError::new(codes::BAD_JSON, format!("bad frame: {e}")))
+    }
+}
+
+/// Read the `action` of an action frame as the game's action type `A`. docs/protocol.md has the
+/// client send an element of `legal_actions` back unchanged, so the action must write back to
+/// exactly the JSON that came: fields the action does not have are refused too (serde would
+/// let them through on actions without fields).
+pub fn action_from_frame<A: DeserializeOwned + Serialize>(action: &Value) -> Result<A, String> {
+    let a: A = serde_json::from_value(action.clone()).map_err(|e| e.to_string())?;
+    match serde_json::to_value(&a) {
+        Ok(round) if &round == action => Ok(a),
+        _ => Err("it carries fields this action does not have".to_string()),
+    }
+}
+
 /// A frame from the server. `V`, `A` and `E` are the view, action and event types.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -119,6 +182,45 @@ fn is_false(b: &bool) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_frame_is_refused_with_the_code_that_says_why() {
+        let code = |text: &str| {
+            ClientFrame::parse(text)
+                .map(|_| "")
+                .unwrap_or_else(|e| e.code)
+        };
+        assert_eq!(code("{"), codes::BAD_JSON);
+        assert_eq!(code("[1]"), codes::BAD_JSON);
+        assert_eq!(code(r#"{"seq":1}"#), codes::UNKNOWN_TYPE);
+        assert_eq!(code(r#"{"type":"teleport"}"#), codes::UNKNOWN_TYPE);
+        assert_eq!(
+            code(r#"{"type":"resume"}"#),
+            codes::BAD_JSON,
+            "resume needs its seq"
+        );
+        assert_eq!(code(r#"{"type":"ping"}"#), "");
+    }
+
+    #[test]
+    fn an_action_must_come_back_exactly_as_it_was_sent() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Act {
+            Pass,
+            Move { to: String },
+        }
+        assert_eq!(
+            action_from_frame::<Act>(&json!({"type": "pass"})),
+            Ok(Act::Pass)
+        );
+        assert_eq!(
+            action_from_frame::<Act>(&json!({"type": "move", "to": "1010"})),
+            Ok(Act::Move { to: "1010".into() })
+        );
+        assert!(action_from_frame::<Act>(&json!({"type": "pass", "x": 1})).is_err());
+        assert!(action_from_frame::<Act>(&json!({"type": "move"})).is_err());
+    }
 
     #[test]
     fn client_frames_read_as_in_protocol_md() {

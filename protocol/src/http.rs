@@ -174,7 +174,16 @@ pub struct GameLog<A = Value, E = Value> {
     /// The custom position the game started from, if it did not start from the setup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Value>,
+    /// How the entries' state hashes are computed: 1, SHA-256 of the state's JSON (the only
+    /// version of logs published before the field existed, hence the default); 2, SHA-256 of
+    /// the compact binary encoding.
+    #[serde(default = "first_hash_version")]
+    pub hash_version: u8,
     pub entries: Vec<LogEntry<A, E>>,
+}
+
+fn first_hash_version() -> u8 {
+    1
 }
 
 /// One accepted action.

@@ -10,7 +10,7 @@ mod http;
 pub mod patch;
 mod side;
 
-pub use frames::{ClientFrame, ServerFrame, You};
+pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
     CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
     GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Seats,

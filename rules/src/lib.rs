@@ -40,7 +40,8 @@ pub use mechanics::{
 };
 pub use position::pending;
 pub use position::{
-    action, combat_report, command, ctx, declaration, event, hex_index, los, stacking, state, zoc,
+    action, combat_report, command, ctx, declaration, event, hex_index, los, stacking, state,
+    state_hash, zoc,
 };
 pub use sequence::{after_action, interruptions, play, steps};
 pub use vocabulary::{crt, dice, error, hex, map, scenario, terrain, units};
@@ -51,4 +52,5 @@ pub use event::{Event, EventKind};
 pub use game::Game;
 pub use scenario::{Scenario, ScenarioError};
 pub use state::{GameResult, State};
+pub use state_hash::HashVersion;
 pub use view::View;

@@ -1,14 +1,16 @@
 //! Engine benchmarks (criterion): the legal actions of a busy mid-game position, applying a
-//! move and a resolved combat, a whole random game in-process, and replaying a stored
+//! move and a resolved combat, the state hash of both versions, a state's frames (whole,
+//! incremental and as a patch), a whole random game in-process, and replaying a stored
 //! whole-game log from its seed. Run with `cargo bench -p siege --bench engine`; the method
 //! and results are in docs/benchmarks.md.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use siege::games::{Snapshot, Update, events_frame};
 use siege::replay::Replayer;
 use siege::rules::random::Bot;
 use siege::rules::state::Step;
-use siege::rules::{Action, Game, Scenario, play};
-use siege_protocol::{LogEntry, Phase, Side};
+use siege::rules::{Action, Game, HashVersion, Scenario, play};
+use siege_protocol::{LogEntry, Phase, Side, You};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -57,8 +59,12 @@ fn record(scn: &Arc<Scenario>, seed: u8) -> Vec<(Side, Action)> {
 }
 
 /// The log entries the store would hold for `log`: each action's JSON and the state hash
-/// after it.
-fn stored_entries(scn: &Arc<Scenario>, log: &[(Side, Action)]) -> Vec<LogEntry> {
+/// after it, of `version`.
+fn stored_entries(
+    scn: &Arc<Scenario>,
+    log: &[(Side, Action)],
+    version: HashVersion,
+) -> Vec<LogEntry> {
     let mut game = Game::new(scn.clone(), [42; 32]);
     let mut entries = Vec::new();
     for (seq, (side, action)) in (1..).zip(log) {
@@ -68,7 +74,7 @@ fn stored_entries(scn: &Arc<Scenario>, log: &[(Side, Action)]) -> Vec<LogEntry> 
             side: *side,
             action: serde_json::to_value(action).expect("actions serialize"),
             events: Vec::new(),
-            state_hash: game.state_hash_hex(),
+            state_hash: hex::encode(game.state_hash_v(version)),
             at: String::new(),
         });
     }
@@ -120,6 +126,35 @@ fn benches(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    c.bench_function("state_hash_v1_json", |b| {
+        b.iter(|| black_box(busy.state_hash_v(HashVersion::Json)))
+    });
+    c.bench_function("state_hash_v2_compact", |b| {
+        b.iter(|| black_box(busy.state_hash_v(HashVersion::Compact)))
+    });
+    // The frames of a move: the state before, the state after, written whole or reusing the
+    // unchanged units of the frame before, and the Chinese player's patch between them.
+    let before = Arc::new(Snapshot::of(&moving, 100).expect("frames"));
+    let mut moved = moving.clone();
+    moved.apply(side, &mv).expect("applies");
+    c.bench_function("state_frame_whole", |b| {
+        b.iter(|| black_box(Snapshot::of(&moved, 101).expect("frames")))
+    });
+    c.bench_function("state_frame_incremental", |b| {
+        b.iter(|| black_box(Snapshot::next(&moved, 101, Some(&before)).expect("frames")))
+    });
+    let after = Arc::new(Snapshot::next(&moved, 101, Some(&before)).expect("frames"));
+    c.bench_function("patch_frame_of_a_move", |b| {
+        b.iter(|| {
+            let update = Update::new(
+                101,
+                events_frame(101, "chinese", "[]"),
+                after.clone(),
+                before.clone(),
+            );
+            black_box(update.patch(You::Chinese))
+        })
+    });
     let mut group = c.benchmark_group("whole_game");
     group.sample_size(20);
     group.bench_function("random_game_in_process", |b| {
@@ -143,14 +178,33 @@ fn benches(c: &mut Criterion) {
     });
     // The server's rebuild of a stored log as it is: actions parsed from their JSON, applied
     // trusted, and the state hash of every entry recomputed and compared.
-    let entries = stored_entries(&scn, &log);
+    // Version 1 hashes (the state's JSON), each entry parsed as a log entry: how the server
+    // rebuilt every game before hash version 2.
+    let entries = stored_entries(&scn, &log, HashVersion::Json);
     group.bench_function("replay_stored_log_hash_checked", |b| {
         b.iter(|| {
-            let mut replayer = Replayer::new(scn.clone(), [42; 32], false);
+            let mut replayer = Replayer::new(scn.clone(), [42; 32], false, HashVersion::Json);
             for entry in &entries {
                 replayer.step(entry).expect("replays");
             }
             black_box(replayer.game().state_hash())
+        })
+    });
+    // Version 2 hashes (the compact encoding), each entry's action read from its stored JSON
+    // text: how the server loads a game now.
+    let rows: Vec<(u64, Side, String, String)> = stored_entries(&scn, &log, HashVersion::Compact)
+        .into_iter()
+        .map(|e| (e.seq, e.side, e.action.to_string(), e.state_hash))
+        .collect();
+    group.bench_function("replay_stored_log_hash_checked_v2", |b| {
+        b.iter(|| {
+            let mut replayer = Replayer::new(scn.clone(), [42; 32], false, HashVersion::Compact);
+            for (seq, side, action, hash) in &rows {
+                replayer
+                    .step_stored(*seq, *side, action, hash)
+                    .expect("replays");
+            }
+            black_box(replayer.seq())
         })
     });
     // An audit: every action checked against the legal actions of its state.

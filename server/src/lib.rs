@@ -6,9 +6,11 @@
 
 pub mod analysis;
 pub mod arena;
+pub mod audit;
 pub mod games;
 pub mod load;
 pub mod map_svg;
+pub mod probe;
 pub mod replay;
 pub mod server;
 pub mod sim;

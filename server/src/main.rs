@@ -84,7 +84,8 @@ struct ServeArgs {
     /// Folder of the web page (default: ./web, else the project's web/).
     #[arg(long)]
     web_dir: Option<PathBuf>,
-    /// Serve `GET /bench/echo`, a bare WebSocket echo for the load generator.
+    /// Serve the benchmark routes: `GET /bench/echo`, a bare WebSocket echo for the load
+    /// generator, and `GET /bench/stages`, where accepted actions' time went.
     #[arg(long)]
     bench_routes: bool,
     /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
@@ -93,6 +94,20 @@ struct ServeArgs {
     /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
     #[arg(long, env = "SIEGE_SUGGEST_NODES", default_value_t = siege::analysis::SUGGEST_NODES)]
     suggest_nodes: u32,
+    /// Seconds a game with nobody connected stays loaded before its task unloads.
+    #[arg(long, env = "SIEGE_IDLE_UNLOAD_SECS", default_value_t = siege::games::IDLE_UNLOAD_SECS)]
+    idle_unload_secs: u64,
+    /// Within a game turn, store a snapshot of the state at least every this many actions (one
+    /// is stored at the start of every turn too): loading a game replays at most this many.
+    #[arg(long, env = "SIEGE_SNAPSHOT_EVERY", default_value_t = siege::games::SNAPSHOT_EVERY,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    snapshot_every: u64,
+    /// Run the background audit (every log replayed from its seed at idle priority).
+    #[arg(long, env = "SIEGE_AUDIT", default_value_t = true, action = clap::ArgAction::Set)]
+    audit: bool,
+    /// Milliseconds the background audit pauses after each game.
+    #[arg(long, env = "SIEGE_AUDIT_PAUSE_MS", default_value_t = siege::audit::PAUSE_MS)]
+    audit_pause_ms: u64,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -165,10 +180,29 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(dir) = args.web_dir {
             config.web_dir = dir;
         }
-        config.bench_routes = args.bench_routes;
         config.frame_rate = args.frame_rate;
         config.suggest_nodes = args.suggest_nodes;
-        let server = Server::bind(&config).await.context("starting the server")?;
+        config.idle_unload = std::time::Duration::from_secs(args.idle_unload_secs);
+        config.snapshot_every = args.snapshot_every;
+        config.audit = args.audit.then(|| siege::audit::AuditConfig {
+            pause: std::time::Duration::from_millis(args.audit_pause_ms),
+            rest: siege::audit::REST,
+        });
+        let stages = args
+            .bench_routes
+            .then(|| Arc::new(siege::load::stages::StageTimes::default()));
+        if let Some(stages) = &stages {
+            config.probe = siege::probe::Probes::new(stages.clone());
+        }
+        let mut server = Server::bind(&config).await.context("starting the server")?;
+        if let Some(stages) = stages {
+            let routes = siege::load::routes::bench(
+                stages,
+                server.shutdown_token(),
+                server.socket_tracker(),
+            );
+            server.mount(routes);
+        }
         let addr = server.local_addr()?;
         println!("listening on http://{addr}");
         std::io::stdout().flush()?;

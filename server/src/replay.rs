@@ -5,7 +5,7 @@
 //! let anyone audit a finished game. A mismatch is an error, never silently repaired.
 
 use crate::rules::custom::Position;
-use crate::rules::{Action, Game, GameResult, Scenario};
+use crate::rules::{Action, Game, GameResult, HashVersion, Scenario};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use siege_protocol::{GameLog, LogEntry, Side};
@@ -40,6 +40,13 @@ pub enum ReplayError {
     NoSeed,
     #[error("the custom starting position does not build: {0}")]
     BadPosition(String),
+    #[error("the log's hash version {0} is not one this server knows (1 or 2)")]
+    HashVersion(i64),
+}
+
+/// The state hash version numbered `n`, as a log or a game row stores it.
+pub fn hash_version(n: i64) -> Result<HashVersion, ReplayError> {
+    HashVersion::from_number(n).ok_or(ReplayError::HashVersion(n))
 }
 
 /// The hex SHA-256 of a seed: the commitment published at creation.
@@ -59,20 +66,24 @@ pub fn parse_seed(text: &str) -> Result<[u8; 32], ReplayError> {
 pub struct Replayer {
     game: Game,
     seq: u64,
-    /// An audit (`siege replay`): every action must be in the legal list and every logged
-    /// event must be replayed; otherwise (the server's own log) only the hashes are checked.
+    /// An audit (`siege replay`, the background audit): every action must be in the legal list
+    /// and every logged event must be replayed; otherwise (the server's own log) only the
+    /// hashes are checked.
     audit: bool,
+    /// How the log's state hashes are computed.
+    version: HashVersion,
 }
 
 impl Replayer {
-    /// Start from the setup of a game seeded with `seed`. With `audit`, each
-    /// action must be legal and each entry's logged events must equal the replayed ones too;
-    /// state hashes are always checked.
-    pub fn new(scn: Arc<Scenario>, seed: [u8; 32], audit: bool) -> Replayer {
+    /// Start from the setup of a game seeded with `seed`, whose hashes are of `version`. With
+    /// `audit`, each action must be legal and each entry's logged events must equal the
+    /// replayed ones too; state hashes are always checked.
+    pub fn new(scn: Arc<Scenario>, seed: [u8; 32], audit: bool, version: HashVersion) -> Replayer {
         Replayer {
             game: Game::new(scn, seed),
             seq: 0,
             audit,
+            version,
         }
     }
 
@@ -82,9 +93,10 @@ impl Replayer {
         seed: [u8; 32],
         position: Option<&Value>,
         audit: bool,
+        version: HashVersion,
     ) -> Result<Replayer, ReplayError> {
         let Some(p) = position else {
-            return Ok(Replayer::new(scn, seed, audit));
+            return Ok(Replayer::new(scn, seed, audit, version));
         };
         let position: Position = serde_json::from_value(p.clone())
             .map_err(|e| ReplayError::BadPosition(e.to_string()))?;
@@ -94,53 +106,29 @@ impl Replayer {
             game,
             seq: 0,
             audit,
+            version,
         })
     }
 
-    /// Continue from a game already replayed to `seq` (a cached position).
-    pub fn resume(game: Game, seq: u64) -> Replayer {
+    /// Continue from a game already at `seq` (a cached position or a checked snapshot).
+    pub fn resume(game: Game, seq: u64, audit: bool, version: HashVersion) -> Replayer {
         Replayer {
             game,
             seq,
-            audit: false,
+            audit,
+            version,
         }
     }
 
     /// Apply one logged entry and check it.
     pub fn step(&mut self, entry: &LogEntry) -> Result<(), ReplayError> {
         let seq = entry.seq;
-        if seq != self.seq + 1 {
-            return Err(ReplayError::Gap {
-                seq,
-                expected: self.seq + 1,
-            });
-        }
         let action: Action =
             serde_json::from_value(entry.action.clone()).map_err(|e| ReplayError::BadAction {
                 seq,
                 message: e.to_string(),
             })?;
-        // An audit checks every action against the legal list; the server rebuilding its own
-        // log relies on the state hash of every entry instead, which any illegal action would
-        // break, and skips listing legal actions it never sends.
-        let applied = if self.audit {
-            self.game.apply(entry.side, &action)
-        } else {
-            self.game.apply_trusted(entry.side, &action)
-        };
-        let events = applied.map_err(|e| ReplayError::Refused {
-            seq,
-            side: entry.side,
-            message: e.to_string(),
-        })?;
-        let replayed = self.game.state_hash_hex();
-        if replayed != entry.state_hash {
-            return Err(ReplayError::HashMismatch {
-                seq,
-                stored: entry.state_hash.clone(),
-                replayed,
-            });
-        }
+        let events = self.apply(seq, entry.side, &action, &entry.state_hash)?;
         if self.audit {
             let ours = serde_json::to_value(&events).unwrap_or(Value::Null);
             if ours != Value::Array(entry.events.clone()) {
@@ -149,6 +137,75 @@ impl Replayer {
         }
         self.seq = seq;
         Ok(())
+    }
+
+    /// Apply one entry of the server's own log as stored — the action's JSON text and the
+    /// state hash — checking the hash but not the events (which are not even parsed): how
+    /// the server loads a game and answers `state?at=N`.
+    pub fn step_stored(
+        &mut self,
+        seq: u64,
+        side: Side,
+        action: &str,
+        state_hash: &str,
+    ) -> Result<(), ReplayError> {
+        let action: Action = serde_json::from_str(action).map_err(|e| ReplayError::BadAction {
+            seq,
+            message: e.to_string(),
+        })?;
+        self.apply(seq, side, &action, state_hash)?;
+        self.seq = seq;
+        Ok(())
+    }
+
+    /// Apply `action` as entry `seq` and check the state hash after it.
+    fn apply(
+        &mut self,
+        seq: u64,
+        side: Side,
+        action: &Action,
+        state_hash: &str,
+    ) -> Result<Vec<crate::rules::Event>, ReplayError> {
+        if seq != self.seq + 1 {
+            return Err(ReplayError::Gap {
+                seq,
+                expected: self.seq + 1,
+            });
+        }
+        // An audit checks every action against the legal list; the server rebuilding its own
+        // log relies on the state hash of every entry instead, which any illegal action would
+        // break, and skips listing legal actions it never sends.
+        let applied = if self.audit {
+            self.game.apply(side, action)
+        } else {
+            self.game.apply_trusted(side, action)
+        };
+        let events = applied.map_err(|e| ReplayError::Refused {
+            seq,
+            side,
+            message: e.to_string(),
+        })?;
+        self.check_hash(seq, state_hash)?;
+        Ok(events)
+    }
+
+    /// Whether the state now hashes to `stored` (hex), as the log says it does after `seq`.
+    pub fn check_hash(&self, seq: u64, stored: &str) -> Result<(), ReplayError> {
+        let replayed = self.game.state_hash_v(self.version);
+        let mut expected = [0u8; 32];
+        if hex::decode_to_slice(stored, &mut expected).is_err() || expected != replayed {
+            return Err(ReplayError::HashMismatch {
+                seq,
+                stored: stored.to_string(),
+                replayed: hex::encode(replayed),
+            });
+        }
+        Ok(())
+    }
+
+    /// The hash version the log is checked with.
+    pub fn version(&self) -> HashVersion {
+        self.version
     }
 
     /// How many entries have been replayed.
@@ -171,6 +228,7 @@ impl Replayer {
 #[derive(Clone, Debug)]
 pub struct Audit {
     pub entries: u64,
+    /// The final state's hash, of the log's version.
     pub final_hash: String,
     pub result: Option<GameResult>,
 }
@@ -186,13 +244,14 @@ pub fn audit(scn: Arc<Scenario>, log: &GameLog) -> Result<Audit, ReplayError> {
             commitment: log.seed_commitment.clone(),
         });
     }
-    let mut replayer = Replayer::from_start(scn, seed, log.position.as_ref(), true)?;
+    let version = hash_version(log.hash_version.into())?;
+    let mut replayer = Replayer::from_start(scn, seed, log.position.as_ref(), true, version)?;
     for entry in &log.entries {
         replayer.step(entry)?;
     }
     Ok(Audit {
         entries: replayer.seq(),
-        final_hash: replayer.game().state_hash_hex(),
+        final_hash: hex::encode(replayer.game().state_hash_v(version)),
         result: replayer.game().result().cloned(),
     })
 }
@@ -205,7 +264,12 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     /// A short random log, as the server would publish it.
-    fn sample_log(scn: &Arc<Scenario>, seed: [u8; 32], actions: usize) -> GameLog {
+    fn sample_log(
+        scn: &Arc<Scenario>,
+        seed: [u8; 32],
+        actions: usize,
+        version: HashVersion,
+    ) -> GameLog {
         let mut game = Game::new(scn.clone(), seed);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut entries = Vec::new();
@@ -221,7 +285,7 @@ mod tests {
                 side,
                 action: serde_json::to_value(&action).unwrap(),
                 events: serde_json::from_value(serde_json::to_value(&events).unwrap()).unwrap(),
-                state_hash: game.state_hash_hex(),
+                state_hash: hex::encode(game.state_hash_v(version)),
                 at: String::new(),
             });
         }
@@ -230,25 +294,46 @@ mod tests {
             seed_commitment: seed_commitment(&seed),
             seed: Some(hex::encode(seed)),
             position: None,
+            hash_version: version.number(),
             entries,
         }
     }
 
     #[test]
-    fn an_honest_log_passes_the_audit() {
+    fn an_honest_log_passes_the_audit_under_its_own_hash_version() {
         let scn = Scenario::shipped().unwrap();
-        let log = sample_log(&scn, [9; 32], 60);
-        let n = log.entries.len();
-        assert!(n > 20, "the sample game lasted {n} actions");
-        let audit = audit(scn, &log).unwrap();
-        assert_eq!(audit.entries, n as u64);
-        assert_eq!(audit.final_hash, log.entries[n - 1].state_hash);
+        for version in [HashVersion::Json, HashVersion::Compact] {
+            let log = sample_log(&scn, [9; 32], 60, version);
+            let n = log.entries.len();
+            assert!(n > 20, "the sample game lasted {n} actions");
+            let audit = audit(scn.clone(), &log).unwrap();
+            assert_eq!(audit.entries, n as u64);
+            assert_eq!(audit.final_hash, log.entries[n - 1].state_hash);
+            // Read with the other version, the first hash already disagrees.
+            let mut other = log.clone();
+            other.hash_version = 3 - version.number();
+            assert!(matches!(
+                super::audit(scn.clone(), &other),
+                Err(ReplayError::HashMismatch { seq: 1, .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn a_log_published_without_a_hash_version_is_version_1() {
+        let scn = Scenario::shipped().unwrap();
+        let log = sample_log(&scn, [4; 32], 10, HashVersion::Json);
+        let mut json = serde_json::to_value(&log).unwrap();
+        json.as_object_mut().unwrap().remove("hash_version");
+        let read: GameLog = serde_json::from_value(json).unwrap();
+        assert_eq!(read.hash_version, 1);
+        audit(scn, &read).unwrap();
     }
 
     #[test]
     fn a_different_seed_or_a_changed_hash_is_caught() {
         let scn = Scenario::shipped().unwrap();
-        let mut log = sample_log(&scn, [9; 32], 30);
+        let mut log = sample_log(&scn, [9; 32], 30, HashVersion::Compact);
         let honest = log.clone();
         log.seed = Some(hex::encode([8u8; 32]));
         assert!(matches!(

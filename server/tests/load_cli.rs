@@ -85,7 +85,38 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
         "found the server by its port"
     );
     assert!(report["rss_kib"]["loaded"].is_number());
-    for line in ["round trip", "bare echo", "fan-out", "errors       0"] {
+    // Players follow patches (as the page does); spectators here take full states. Every
+    // frame's size is counted by type, and the server's CPU per action is reported.
+    let players = &report["player_frame_bytes"];
+    assert!(
+        players["patch"]["count"].as_u64().is_some_and(|n| n > 0),
+        "{text}"
+    );
+    assert!(
+        players["events"]["p50"].as_u64().is_some_and(|n| n > 0),
+        "{text}"
+    );
+    assert!(
+        players["state_or_patch"]["count"].as_u64() >= players["patch"]["count"].as_u64(),
+        "{text}"
+    );
+    let spectators = &report["spectator_frame_bytes"];
+    assert!(
+        spectators["state"]["count"].as_u64().is_some_and(|n| n > 0),
+        "{text}"
+    );
+    assert!(
+        spectators["patch"].is_null(),
+        "spectators did not ask for patches: {text}"
+    );
+    assert!(report["server_cpu_ms_per_action"].is_number(), "{text}");
+    for line in [
+        "round trip",
+        "bare echo",
+        "fan-out",
+        "errors       0",
+        "player    patch",
+    ] {
         assert!(text.contains(line), "{line:?} missing from\n{text}");
     }
 

@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use siege::replay::seed_commitment;
-use siege::rules::{Game, Scenario};
+use siege::rules::{Game, HashVersion, Scenario};
 use siege_protocol::{GameLog, LogEntry};
 use std::path::Path;
 use std::process::Output;
@@ -30,7 +30,7 @@ fn published_log(actions: u64) -> GameLog {
             side,
             action: serde_json::to_value(&action).unwrap(),
             events: serde_json::from_value(serde_json::to_value(&events).unwrap()).unwrap(),
-            state_hash: game.state_hash_hex(),
+            state_hash: hex::encode(game.state_hash_v(HashVersion::LATEST)),
             at: "2024-01-01T00:00:00.000Z".into(),
         });
     }
@@ -39,6 +39,7 @@ fn published_log(actions: u64) -> GameLog {
         seed_commitment: seed_commitment(&seed),
         seed: Some(hex::encode(seed)),
         position: None,
+        hash_version: HashVersion::LATEST.number(),
         entries,
     }
 }

@@ -3,6 +3,9 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${SIEGE_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/release/siege}
+# The load generator: the same binary unless SIEGE_LOAD_BIN names another (to load an older
+# server with the current client, old beside new).
+load_bin=${SIEGE_LOAD_BIN:-$bin}
 out=${BENCH_OUT:-$root/target/bench}
 mkdir -p "$out"
 # Thousands of sockets on both ends of one machine.
@@ -16,13 +19,13 @@ start_server() {
         --database "sqlite://$dir/siege.db" --web-dir "$root/web" \
         > "$dir/serve.out" 2>> "$dir/serve.err" &
     pid=$!
-    for _ in $(seq 1 36000); do
+    for _ in $(seq 1 360000); do
         if url=$(grep -o 'http://[0-9.:]*' "$dir/serve.out" 2>/dev/null) && [ -n "$url" ]; then
             ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
             return 0
         fi
         kill -0 "$pid" 2>/dev/null || { cat "$dir/serve.err" >&2; return 1; }
-        sleep 0.05
+        sleep 0.005
     done
     echo "the server did not listen within 30 minutes" >&2
     return 1

@@ -31,6 +31,15 @@ let combats = 0;
 let entryByTest = null; // the hex the map check entered a Boxer at
 let scenario = null;
 
+/** The frames each player's page received, by type: the page asks for patches. */
+const received = { allied: {}, chinese: {} };
+for (const [name, page] of [['allied', allied], ['chinese', chinese]]) {
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+    const type = /^\{"type":"(\w+)"/.exec(String(f.payload))?.[1] ?? 'other';
+    received[name][type] = (received[name][type] ?? 0) + 1;
+  }));
+}
+
 
 /** Both players' pages and the watcher's agree on the seq (the other side's moves arrive live). */
 async function allAt(n) {
@@ -430,6 +439,13 @@ await check('turn 1 by clicks: Big Gun aimed by arrows, Chinese entry and moves 
   assert(combats >= 1, 'an attack was declared and resolved by clicks');
   assert(/rolled\D{0,3}\d/.test(log), 'the log shows the dice');
   noneAlong();
+});
+
+await check('the pages follow patches: one full state per connection, then patch frames', async () => {
+  for (const [name, counts] of Object.entries(received)) {
+    assert((counts.patch ?? 0) >= 20, `${name} received ${JSON.stringify(counts)}`);
+    assert((counts.state ?? 0) <= 4, `${name} received ${JSON.stringify(counts)}`);
+  }
 });
 
 await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdict', async () => {

@@ -5,6 +5,7 @@
 
 pub mod client;
 
+use siege::games::Games;
 use siege::server::{Config, Server};
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
@@ -14,6 +15,8 @@ pub struct TestServer {
     pub base: String,
     pub http: client::Http,
     pub dir: PathBuf,
+    /// The server's games registry: which games are loaded.
+    pub games: Games,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -37,6 +40,7 @@ impl TestServer {
         let server = Server::bind(&config).await.expect("server binds");
         let addr = server.local_addr().expect("address");
         let shutdown = server.shutdown_token();
+        let games = server.games();
         let task = tokio::spawn(async move {
             server.run().await.expect("server runs");
         });
@@ -45,6 +49,7 @@ impl TestServer {
             http: client::Http::new(&base),
             base,
             dir,
+            games,
             shutdown,
             task,
         }

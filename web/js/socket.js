@@ -1,6 +1,9 @@
 // The WebSocket half of docs/protocol.md: one socket per game screen. The first frame says who is
 // there (join with the seat's token, or spectate); after a drop it reconnects by itself and
-// sends `resume` with the last seq it saw, so the server sends only what was missed.
+// sends `resume` with the last seq it saw, so the server sends only what was missed. It asks
+// for patches: after a full `state`, each new state comes as the RFC 6902 operations that turn
+// the last state message into it (a few hundred bytes rather than the whole view), applied
+// here, so the rest of the page always sees whole state messages.
 
 const PING_EVERY = 25_000;
 const BACKOFF = [500, 1000, 2000, 4000, 8000];
@@ -44,6 +47,8 @@ export class GameSocket {
       } else {
         hello = { type: 'spectate' };
       }
+      hello.patches = true;
+      this.last = null;
       ws.send(JSON.stringify(hello));
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.raw({ type: 'ping' }), PING_EVERY);
@@ -57,6 +62,16 @@ export class GameSocket {
   message(data) {
     let f;
     try { f = JSON.parse(data); } catch { return; }
+    // The last state message is kept private (the page gets copies): a patch applies to
+    // exactly what the server sent. A patch without one (it cannot happen: a full state always
+    // comes first) or one that does not apply reconnects, for a full state.
+    if (f.type === 'patch') {
+      if (!this.last) { this.drop(); return; }
+      try { applyPatch(this.last, f.ops); } catch { this.last = null; this.drop(); return; }
+      f = structuredClone(this.last);
+    } else if (f.type === 'state') {
+      this.last = structuredClone(f);
+    }
     if (f.type === 'state') {
       this.seq = f.seq;
       if (!this.gotState) { this.gotState = true; this.on.status('open'); }
@@ -107,4 +122,34 @@ export class GameSocket {
     clearInterval(this.pinger);
     this.ws?.close();
   }
+}
+
+/** Apply RFC 6902 `add`, `remove` and `replace` operations to `doc`, in order (as the server
+ * writes them: paths are RFC 6901 JSON Pointers). Throws on an operation that does not apply. */
+export function applyPatch(doc, ops) {
+  for (const op of ops) {
+    if (typeof op.path !== 'string' || !op.path.startsWith('/')) throw new Error(`bad path ${op.path}`);
+    const tokens = op.path.split('/').slice(1).map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const last = tokens.pop();
+    let parent = doc;
+    for (const t of tokens) {
+      parent = parent[Array.isArray(parent) ? Number(t) : t];
+      if (parent === undefined || parent === null) throw new Error(`no ${op.path}`);
+    }
+    if (Array.isArray(parent)) {
+      const i = last === '-' ? parent.length : Number(last);
+      if (!Number.isInteger(i) || i < 0 || i > parent.length) throw new Error(`bad index ${op.path}`);
+      if (op.op === 'add') parent.splice(i, 0, op.value);
+      else if (op.op === 'remove' && i < parent.length) parent.splice(i, 1);
+      else if (op.op === 'replace' && i < parent.length) parent[i] = op.value;
+      else throw new Error(`cannot ${op.op} ${op.path}`);
+    } else if (op.op === 'add' || op.op === 'replace') {
+      parent[last] = op.value;
+    } else if (op.op === 'remove') {
+      delete parent[last];
+    } else {
+      throw new Error(`unknown op ${op.op}`);
+    }
+  }
+  return doc;
 }

@@ -9,12 +9,12 @@ use crate::position::action::Action;
 use crate::position::ctx::Ctx;
 use crate::position::event::Event;
 use crate::position::state::{GameResult, Loc, State, Step};
+use crate::position::state_hash::HashVersion;
 use crate::sequence::play;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::error::RuleError;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
-use sha2::{Digest, Sha256};
 use siege_protocol::{Phase, Side};
 use std::sync::Arc;
 
@@ -187,15 +187,15 @@ impl Game {
         view::build(&self.scenario, &self.state)
     }
 
-    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes.
+    /// SHA-256 of the canonical serialization of the state: equal states, equal hashes. The
+    /// hash of version 1 (the state's JSON), which games were first stored with.
     pub fn state_hash(&self) -> [u8; 32] {
-        // A mid-game state is 7–10 KB of JSON: room for it up front spares the doubling
-        // reallocations (about an eighth of the hash's time, and every logged action is hashed).
-        let mut bytes = Vec::with_capacity(16 * 1024);
-        if serde_json::to_writer(&mut bytes, &self.state).is_err() {
-            bytes.clear();
-        }
-        Sha256::digest(&bytes).into()
+        self.state_hash_v(HashVersion::Json)
+    }
+
+    /// The state hash under `version` ([`crate::position::state_hash`]).
+    pub fn state_hash_v(&self, version: HashVersion) -> [u8; 32] {
+        crate::position::state_hash::hash(&self.state, version)
     }
 
     /// The state hash as lowercase hex.

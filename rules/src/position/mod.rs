@@ -1,8 +1,8 @@
 //! The position: the changing state of a game ([`state::State`]) and everything read off it —
 //! the per-hex index of occupants and zones of control, zones of control (6), line of sight
 //! (8.5), stacking (7) and command control (11.2) — plus the vocabulary of decisions
-//! ([`action::Action`]), of what happened ([`event::Event`]), and the context every change is
-//! written into ([`ctx::Ctx`]).
+//! ([`action::Action`]), of what happened ([`event::Event`]), the context every change is
+//! written into ([`ctx::Ctx`]), and the state's fingerprint ([`state_hash`]).
 
 pub mod action;
 pub mod combat_report;
@@ -15,4 +15,5 @@ pub mod los;
 pub mod pending;
 pub mod stacking;
 pub mod state;
+pub mod state_hash;
 pub mod zoc;

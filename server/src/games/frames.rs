@@ -1,21 +1,92 @@
-//! The frames a game sends, serialized ONCE per accepted action and shared: every connection
-//! of a game gets a clone of the same bytes (a reference count, not a copy), whether there are
-//! two players or ten thousand spectators.
+//! The frames a game sends, serialized ONCE per accepted action and per audience, and shared:
+//! every connection of a game gets a clone of the same bytes (a reference count, not a copy),
+//! whether there are two players or ten thousand spectators.
 //!
 //! A state differs by reader only in `you` and in whether `legal_actions` is filled. A loaded
-//! game keeps just ONE serialized copy of its current state — the spectator's frame, whose
-//! `view` doubles as the HTTP answer — plus the legal actions' JSON: every live game is in
-//! memory at once, and three copies of a 26 KB view were most of what a game cost. The two
-//! players' frames are built from those parts when a connection needs one: once per action
-//! for the broadcast (shared through the [`Update`]), and on demand for a join, a resume or a
-//! stale refusal.
+//! game keeps ONE serialized copy of its current state — the spectator's frame, whose `view`
+//! doubles as the HTTP answer — plus the legal actions' JSON, and remembers where each
+//! top-level field of the view, each unit and each legal action lies in those bytes. That map
+//! is what keeps an action cheap:
+//!
+//! - **No re-serialization of unchanged parts.** A unit's object depends only on its counter
+//!   (fixed) and its state (where it is, its side shown, its marks): a unit whose state did not
+//!   change keeps its bytes from the previous frame. Most actions move a stack, so most of the
+//!   247 units are copied, not written.
+//! - **Patches without parsing values.** A `patch` frame compares the two states part by
+//!   part: a field or unit whose bytes are equal is equal; a part that changed is split into
+//!   its members (raw text, not values) to patch only the members that changed. The legal list
+//!   changes as a run of removed and added actions between the common start and end. The
+//!   `seq` and view operations are written once per action; each reader's frame (Allied,
+//!   Chinese, spectator) adds its own legal-list operations, once, for every connection of it.
+//! - **Full frames on demand.** The players' full `state` frames are built from the parts when
+//!   a connection needs one: once per action for the broadcast (shared through the [`Update`]),
+//!   and for a join, a resume or a stale refusal.
 
+use crate::rules::state::UnitState;
+use crate::rules::view::{UnitView, View};
 use crate::rules::{Event, Game};
 use axum::extract::ws::Utf8Bytes;
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use siege_protocol::{Side, You};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
+
+/// The view's top-level fields, in the order the view serializes them.
+const FIELDS: [&str; 20] = [
+    "turn",
+    "phase",
+    "phase_title",
+    "step",
+    "to_act",
+    "prompt",
+    "units",
+    "ruins",
+    "fortifications",
+    "fortifications_left",
+    "mines_left",
+    "big_guns",
+    "firing_gun",
+    "victory",
+    "selection",
+    "declaration",
+    "pending",
+    "last_combat",
+    "result",
+    "custom_start",
+];
+/// The index of `units` in [`FIELDS`].
+const UNITS: usize = 6;
+
+/// A stretch of a frame's bytes (`u32`: a frame is far below 4 GB, and a game keeps hundreds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn of(r: Range<usize>) -> Span {
+        Span {
+            start: u32::try_from(r.start).unwrap_or(u32::MAX),
+            end: u32::try_from(r.end).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn get(self, text: &str) -> &str {
+        text.get(self.start as usize..self.end as usize)
+            .unwrap_or("null")
+    }
+}
+
+/// What a unit's object is written from, besides its fixed counter: equal keys, equal bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct UnitKey {
+    state: UnitState,
+    /// Left out of a custom start (shown as `absent`).
+    absent: bool,
+}
 
 /// One state of a game, ready to send to any reader.
 #[derive(Debug)]
@@ -27,56 +98,67 @@ pub struct Snapshot {
     /// The spectator's `state` frame.
     spectator: Utf8Bytes,
     /// Where the view's JSON lies in `spectator`.
-    view: Range<usize>,
+    view: Span,
+    /// Where each field of [`FIELDS`] lies in `spectator`.
+    fields: Box<[Span]>,
+    /// Where each unit's object lies in `spectator`.
+    units: Box<[Span]>,
+    /// What each unit's object was written from.
+    unit_keys: Box<[UnitKey]>,
     /// The legal actions of the side to act, as a JSON array (`[]` when nobody acts).
     legal: Box<str>,
+    /// Where each legal action lies in `legal`.
+    legal_items: Box<[Span]>,
 }
+
+/// Why a state would not serialize (it always does; nothing is sent when it does not).
+pub type FrameError = serde_json::Error;
 
 impl Snapshot {
     /// Serialize the view and the legal actions of `game` after `seq` actions.
-    pub fn of(game: &Game, seq: u64) -> Result<Snapshot, serde_json::Error> {
-        Snapshot::of_sized(game, seq, 0)
+    pub fn of(game: &Game, seq: u64) -> Result<Snapshot, FrameError> {
+        Snapshot::next(game, seq, None)
     }
 
-    /// As [`Snapshot::of`], reserving `size_hint` bytes for the frame up front (the previous
-    /// state's size): a view grows the buffer a dozen times otherwise.
-    pub fn of_sized(
-        game: &Game,
-        seq: u64,
-        size_hint: usize,
-    ) -> Result<Snapshot, serde_json::Error> {
+    /// As [`Snapshot::of`], reusing from `prev` (the state before) the bytes of every unit
+    /// whose state is unchanged, and reserving its size up front.
+    pub fn next(game: &Game, seq: u64, prev: Option<&Snapshot>) -> Result<Snapshot, FrameError> {
         let to_act = game.to_act();
-        let legal = match to_act {
-            Some(side) => serde_json::to_string(&game.legal_actions(side))?,
-            None => "[]".to_string(),
+        let (legal, legal_items) = match to_act {
+            Some(side) => legal_json(&game.legal_actions(side))?,
+            None => ("[]".to_string(), Vec::new()),
         };
-        let mut buf = Vec::with_capacity(size_hint.max(1024));
+        let view = game.view();
+        let size = prev.map_or(16 * 1024, |p| p.spectator.len() + 1024);
+        let mut buf = Vec::with_capacity(size);
         write_head(&mut buf, seq, You::Spectator);
+        let keys = unit_keys(game, &view);
         let start = buf.len();
-        serde_json::to_writer(&mut buf, &game.view())?;
-        let view = start..buf.len();
+        let (fields, units) = write_view(&mut buf, &view, &keys, prev)?;
+        let view_span = Span::of(start..buf.len());
         buf.extend_from_slice(br#","legal_actions":[]}"#);
         let text = String::from_utf8(buf).map_err(serde::ser::Error::custom)?;
         Ok(Snapshot {
             seq,
             to_act,
             spectator: Utf8Bytes::from(text),
-            view,
+            view: view_span,
+            fields: fields.into_boxed_slice(),
+            units: units.into_boxed_slice(),
+            unit_keys: keys.into_boxed_slice(),
             legal: legal.into_boxed_str(),
+            legal_items: legal_items.into_boxed_slice(),
         })
     }
 
     /// The view's JSON, for HTTP answers.
     pub fn view(&self) -> &str {
-        self.spectator
-            .as_str()
-            .get(self.view.clone())
-            .unwrap_or("null")
+        self.view.get(self.spectator.as_str())
     }
 
-    /// The size of a state frame, to size the next one.
+    /// The size of the spectator's state frame.
     pub fn frame_len(&self) -> usize {
-        self.spectator.len() + self.legal.len()
+        self.spectator.len()
     }
 
     /// The `state` frame as `you` read it: the shared spectator frame, or a player's frame
@@ -85,6 +167,20 @@ impl Snapshot {
         match you.side() {
             None => self.spectator.clone(),
             Some(side) => self.player_frame(you, side),
+        }
+    }
+
+    /// The legal actions `you` are sent: the list for the side to act, else none.
+    fn legal_of(&self, you: You) -> Legal<'_> {
+        match you.side() {
+            Some(side) if self.to_act == Some(side) => Legal {
+                text: &self.legal,
+                items: &self.legal_items,
+            },
+            _ => Legal {
+                text: "[]",
+                items: &[],
+            },
         }
     }
 
@@ -106,6 +202,170 @@ impl Snapshot {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Utf8Bytes::from(text)
     }
+
+    fn field(&self, i: usize) -> &str {
+        self.fields
+            .get(i)
+            .map_or("null", |s| s.get(self.spectator.as_str()))
+    }
+
+    fn unit(&self, i: usize) -> &str {
+        self.units
+            .get(i)
+            .map_or("null", |s| s.get(self.spectator.as_str()))
+    }
+}
+
+/// A legal list as sent: its JSON array and where each action lies in it.
+struct Legal<'a> {
+    text: &'a str,
+    items: &'a [Span],
+}
+
+impl Legal<'_> {
+    fn items(&self) -> Vec<&str> {
+        self.items.iter().map(|s| s.get(self.text)).collect()
+    }
+}
+
+/// The legal actions as a JSON array, and where each lies in it.
+fn legal_json<A: Serialize>(actions: &[A]) -> Result<(String, Vec<Span>), FrameError> {
+    let mut buf = Vec::with_capacity(actions.len() * 40 + 2);
+    let mut items = Vec::with_capacity(actions.len());
+    buf.push(b'[');
+    for (i, a) in actions.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        let start = buf.len();
+        serde_json::to_writer(&mut buf, a)?;
+        items.push(Span::of(start..buf.len()));
+    }
+    buf.push(b']');
+    Ok((
+        String::from_utf8(buf).map_err(serde::ser::Error::custom)?,
+        items,
+    ))
+}
+
+/// What each unit of `view` is written from.
+fn unit_keys(game: &Game, view: &View) -> Vec<UnitKey> {
+    let st = game.state();
+    view.units
+        .iter()
+        .map(|u| UnitKey {
+            state: *st.unit(u.id),
+            absent: st.absent.contains(&u.id),
+        })
+        .collect()
+}
+
+/// Write `view` as `serde_json` would, recording where each field and each unit lies; a unit
+/// whose key is the same in `prev` is copied from it.
+fn write_view(
+    buf: &mut Vec<u8>,
+    view: &View,
+    keys: &[UnitKey],
+    prev: Option<&Snapshot>,
+) -> Result<(Vec<Span>, Vec<Span>), FrameError> {
+    // Every field, named: a field added to the view does not compile here until it is sent.
+    let View {
+        turn,
+        phase,
+        phase_title,
+        step,
+        to_act,
+        prompt,
+        units,
+        ruins,
+        fortifications,
+        fortifications_left,
+        mines_left,
+        big_guns,
+        firing_gun,
+        victory,
+        selection,
+        declaration,
+        pending,
+        last_combat,
+        result,
+        custom_start,
+    } = view;
+    let mut fields = Vec::with_capacity(FIELDS.len());
+    let mut unit_spans = Vec::with_capacity(units.len());
+    let mut w = Fields {
+        buf,
+        fields: &mut fields,
+        next: 0,
+    };
+    w.value(turn)?;
+    w.value(phase)?;
+    w.value(phase_title)?;
+    w.value(step)?;
+    w.value(to_act)?;
+    w.value(prompt)?;
+    w.begin();
+    w.buf.push(b'[');
+    for (i, unit) in units.iter().enumerate() {
+        if i > 0 {
+            w.buf.push(b',');
+        }
+        let start = w.buf.len();
+        match prev.filter(|p| p.unit_keys.get(i) == keys.get(i) && p.units.len() == units.len()) {
+            Some(p) => w.buf.extend_from_slice(p.unit(i).as_bytes()),
+            None => serde_json::to_writer(&mut *w.buf, unit as &UnitView)?,
+        }
+        unit_spans.push(Span::of(start..w.buf.len()));
+    }
+    w.buf.push(b']');
+    w.end();
+    w.value(ruins)?;
+    w.value(fortifications)?;
+    w.value(fortifications_left)?;
+    w.value(mines_left)?;
+    w.value(big_guns)?;
+    w.value(firing_gun)?;
+    w.value(victory)?;
+    w.value(selection)?;
+    w.value(declaration)?;
+    w.value(pending)?;
+    w.value(last_combat)?;
+    w.value(result)?;
+    w.value(custom_start)?;
+    w.buf.push(b'}');
+    Ok((fields, unit_spans))
+}
+
+/// Writes the view's fields in the order of [`FIELDS`].
+struct Fields<'a> {
+    buf: &'a mut Vec<u8>,
+    fields: &'a mut Vec<Span>,
+    next: usize,
+}
+
+impl Fields<'_> {
+    /// `{"name":` or `,"name":`, and where the value begins.
+    fn begin(&mut self) {
+        self.buf.push(if self.next == 0 { b'{' } else { b',' });
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(FIELDS[self.next].as_bytes());
+        self.buf.extend_from_slice(b"\":");
+        self.fields.push(Span::of(self.buf.len()..self.buf.len()));
+    }
+
+    fn end(&mut self) {
+        if let Some(span) = self.fields.last_mut() {
+            span.end = u32::try_from(self.buf.len()).unwrap_or(u32::MAX);
+        }
+        self.next += 1;
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), FrameError> {
+        self.begin();
+        serde_json::to_writer(&mut *self.buf, value)?;
+        self.end();
+        Ok(())
+    }
 }
 
 /// `{"type":"state","seq":N,"you":"…","view":` — the head of every state frame.
@@ -120,7 +380,7 @@ fn write_head(buf: &mut Vec<u8>, seq: u64, you: You) {
 
 /// What every connection of a game receives after an accepted action: its events, then the
 /// new state — in full, or for connections that asked for patches, as the RFC 6902 difference
-/// from the previous state (computed once, by the first connection that needs it).
+/// from the previous state (computed once per reader, by the first connection that needs it).
 #[derive(Debug)]
 pub struct Update {
     pub seq: u64,
@@ -132,9 +392,10 @@ pub struct Update {
     /// The players' state frames, built by the first connection of each seat that needs
     /// one and dropped with the update once every connection has it.
     players: [OnceLock<Utf8Bytes>; 2],
-    /// Each reader's `patch` frame, computed by the first connection of that reader that
-    /// asked for patches (a diff parses two whole frames: only the readers asking pay).
-    patches: [OnceLock<Option<Utf8Bytes>>; 3],
+    /// The operations every reader shares (`seq` and the view), written once.
+    common_ops: OnceLock<String>,
+    /// Each reader's `patch` frame.
+    patches: [OnceLock<Utf8Bytes>; 3],
 }
 
 impl Update {
@@ -145,6 +406,7 @@ impl Update {
             state,
             prev,
             players: [OnceLock::new(), OnceLock::new()],
+            common_ops: OnceLock::new(),
             patches: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         }
     }
@@ -166,17 +428,183 @@ impl Update {
             You::Chinese => 1,
             You::Spectator => 2,
         };
-        self.patches[index]
-            .get_or_init(|| self.compute_patch(you))
-            .clone()
+        Some(
+            self.patches[index]
+                .get_or_init(|| self.compute_patch(you))
+                .clone(),
+        )
     }
 
-    fn compute_patch(&self, you: You) -> Option<Utf8Bytes> {
-        let before: Value = serde_json::from_str(self.prev.frame(you).as_str()).ok()?;
-        let after: Value = serde_json::from_str(self.state_frame(you).as_str()).ok()?;
-        let ops = siege_protocol::patch::diff(&before, &after);
-        let frame = serde_json::json!({"type": "patch", "seq": self.seq, "ops": ops});
-        Some(Utf8Bytes::from(frame.to_string()))
+    fn compute_patch(&self, you: You) -> Utf8Bytes {
+        let common = self
+            .common_ops
+            .get_or_init(|| common_ops(&self.prev, &self.state));
+        let mut ops = Ops::new();
+        let (from, to) = (self.prev.legal_of(you), self.state.legal_of(you));
+        if from.text != to.text {
+            legal_ops(&from.items(), &to.items(), &mut ops);
+        }
+        let mut frame = String::with_capacity(common.len() + ops.text.len() + 48);
+        frame.push_str(r#"{"type":"patch","seq":"#);
+        frame.push_str(&self.seq.to_string());
+        frame.push_str(r#","ops":["#);
+        frame.push_str(common);
+        if !ops.text.is_empty() {
+            frame.push(',');
+            frame.push_str(&ops.text);
+        }
+        frame.push_str("]}");
+        Utf8Bytes::from(frame)
+    }
+}
+
+/// RFC 6902 operations, written as the comma-separated inside of a JSON array.
+struct Ops {
+    text: String,
+}
+
+impl Ops {
+    fn new() -> Ops {
+        Ops {
+            text: String::new(),
+        }
+    }
+
+    fn push(&mut self, op: &str, path: &str, value: Option<&str>) {
+        if !self.text.is_empty() {
+            self.text.push(',');
+        }
+        self.text.push_str(r#"{"op":""#);
+        self.text.push_str(op);
+        self.text.push_str(r#"","path":"#);
+        push_json_string(&mut self.text, path);
+        if let Some(v) = value {
+            self.text.push_str(r#","value":"#);
+            self.text.push_str(v);
+        }
+        self.text.push('}');
+    }
+
+    /// The operations turning the JSON `from` into `to` at `path`. Two objects are compared
+    /// key by key on their raw bytes (nothing is parsed into values): a key whose value
+    /// changed is diffed the same way, down to `depth` levels, and replaced whole below that
+    /// or when either value is not an object; keys only one side has are removed or added.
+    fn diff(&mut self, path: &str, from: &str, to: &str, depth: u8) {
+        if depth > 0
+            && from.starts_with('{')
+            && to.starts_with('{')
+            && let (Ok(a), Ok(b)) = (raw_object(from), raw_object(to))
+        {
+            let mut sub = String::with_capacity(path.len() + 24);
+            for (key, va) in &a {
+                sub.clear();
+                sub.push_str(path);
+                sub.push('/');
+                push_token(&mut sub, key);
+                match b.get(key) {
+                    Some(vb) if va.get() == vb.get() => {}
+                    Some(vb) => self.diff(&sub, va.get(), vb.get(), depth - 1),
+                    None => self.push("remove", &sub, None),
+                }
+            }
+            for (key, vb) in &b {
+                if !a.contains_key(key) {
+                    sub.clear();
+                    sub.push_str(path);
+                    sub.push('/');
+                    push_token(&mut sub, key);
+                    self.push("add", &sub, Some(vb.get()));
+                }
+            }
+            return;
+        }
+        self.push("replace", path, Some(to));
+    }
+}
+
+/// A JSON object's members with their values as raw text, borrowed from `text` (its keys are
+/// plain names: one that needs unescaping makes this fail, and the caller replaces whole).
+fn raw_object(text: &str) -> Result<BTreeMap<&str, &RawValue>, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// `text` as a JSON string.
+fn push_json_string(out: &mut String, text: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `key` as an RFC 6901 reference token.
+fn push_token(path: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+/// The operations on `seq` and the view, shared by every reader.
+fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
+    let mut ops = Ops::new();
+    ops.push("replace", "/seq", Some(&next.seq.to_string()));
+    for (i, name) in FIELDS.iter().enumerate() {
+        let (a, b) = (prev.field(i), next.field(i));
+        if a == b {
+            continue;
+        }
+        if i == UNITS && prev.units.len() == next.units.len() {
+            for u in 0..next.units.len() {
+                let (ua, ub) = (prev.unit(u), next.unit(u));
+                if ua != ub {
+                    ops.diff(&format!("/view/units/{u}"), ua, ub, 1);
+                }
+            }
+        } else {
+            ops.diff(&format!("/view/{name}"), a, b, 2);
+        }
+    }
+    ops.text
+}
+
+/// The operations turning the legal list `from` into `to`: the actions between their common
+/// start and common end removed and added; the whole list replaced when nothing is common.
+fn legal_ops(from: &[&str], to: &[&str], ops: &mut Ops) {
+    if from == to {
+        return;
+    }
+    let head = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    let tail = from[head..]
+        .iter()
+        .rev()
+        .zip(to[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if head + tail == 0 {
+        let mut list = String::with_capacity(to.iter().map(|a| a.len() + 1).sum::<usize>() + 2);
+        list.push('[');
+        list.push_str(&to.join(","));
+        list.push(']');
+        ops.push("replace", "/legal_actions", Some(&list));
+        return;
+    }
+    for i in (head..from.len() - tail).rev() {
+        ops.push("remove", &format!("/legal_actions/{i}"), None);
+    }
+    for (j, action) in to[head..to.len() - tail].iter().enumerate() {
+        ops.push("add", &format!("/legal_actions/{}", head + j), Some(action));
     }
 }
 
@@ -197,6 +625,7 @@ pub fn events_json(events: &[Event]) -> Result<String, serde_json::Error> {
 mod tests {
     use super::*;
     use crate::rules::Scenario;
+    use serde_json::Value;
 
     #[test]
     fn only_the_side_to_act_gets_legal_actions() {
@@ -223,17 +652,37 @@ mod tests {
         assert_eq!(allied["view"], read(You::Spectator)["view"]);
     }
 
-    /// The frames are byte for byte what serializing the whole message gives, for every
-    /// reader, and the HTTP view is the view.
+    /// Play a random game from `seed` for at most `actions` actions, calling `check` with the
+    /// game, its seq, the snapshot built incrementally and the one before.
+    fn play(
+        seed: u64,
+        actions: u64,
+        mut check: impl FnMut(&Game, u64, &Arc<Snapshot>, Option<&Arc<Snapshot>>),
+    ) {
+        let scn = Scenario::shipped().unwrap();
+        let mut game = Game::new(scn, [seed as u8; 32]);
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+        let mut prev: Option<Arc<Snapshot>> = None;
+        for seq in 0..actions {
+            let snap = Arc::new(Snapshot::next(&game, seq, prev.as_deref()).unwrap());
+            check(&game, seq, &snap, prev.as_ref());
+            let Some(side) = game.to_act() else { break };
+            let legal = game.legal_actions(side);
+            let phase = game.state().phase;
+            let action = crate::rules::random::choose(&mut rng, phase, &legal)
+                .unwrap()
+                .clone();
+            game.apply(side, &action).unwrap();
+            prev = Some(snap);
+        }
+    }
+
+    /// The frames — with every unchanged unit copied from the frame before — are byte for byte
+    /// what serializing the whole message gives, for every reader, and the HTTP view is the
+    /// view.
     #[test]
     fn frames_are_the_serialized_messages_byte_for_byte() {
-        let scn = Scenario::shipped().unwrap();
-        let mut game = Game::new(scn.clone(), [3; 32]);
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
-        let mut prev: Option<Arc<Snapshot>> = None;
-        for seq in 0..60u64 {
-            let hint = prev.as_ref().map_or(0, |p| p.frame_len());
-            let snap = Arc::new(Snapshot::of_sized(&game, seq, hint).unwrap());
+        play(3, 400, |game, seq, snap, prev| {
             let view = serde_json::to_string(&game.view()).unwrap();
             assert_eq!(snap.view(), view);
             for you in [You::Allied, You::Chinese, You::Spectator] {
@@ -246,7 +695,7 @@ mod tests {
                     you.as_str()
                 );
                 assert_eq!(snap.frame(you).as_str(), expected);
-                if let Some(p) = &prev {
+                if let Some(p) = prev {
                     let update = Update::new(
                         seq,
                         events_frame(seq, "allied", "[]"),
@@ -256,14 +705,91 @@ mod tests {
                     assert_eq!(update.state_frame(you).as_str(), expected);
                 }
             }
-            let side = game.to_act().unwrap();
-            let legal = game.legal_actions(side);
-            let phase = game.state().phase;
-            let action = crate::rules::random::choose(&mut rng, phase, &legal)
-                .unwrap()
-                .clone();
-            game.apply(side, &action).unwrap();
-            prev = Some(snap);
+        });
+    }
+
+    /// Every reader's patch, applied to its previous state frame, gives its new state frame —
+    /// through whole games, whose every kind of step changes the view and the legal list.
+    #[test]
+    fn a_patch_turns_each_readers_previous_state_into_the_new_one() {
+        let (mut patched, mut small) = (0, 0);
+        for seed in [1, 2] {
+            play(seed, 3000, |_, seq, snap, prev| {
+                let Some(p) = prev else { return };
+                let update = Update::new(
+                    seq,
+                    events_frame(seq, "allied", "[]"),
+                    snap.clone(),
+                    p.clone(),
+                );
+                for you in [You::Allied, You::Chinese, You::Spectator] {
+                    let frame = update.patch(you).unwrap();
+                    let patch: Value = serde_json::from_str(frame.as_str()).unwrap();
+                    assert_eq!(
+                        (patch["type"].as_str(), patch["seq"].as_u64()),
+                        (Some("patch"), Some(seq))
+                    );
+                    let mut doc: Value = serde_json::from_str(p.frame(you).as_str()).unwrap();
+                    siege_protocol::patch::apply(&mut doc, patch["ops"].as_array().unwrap())
+                        .unwrap();
+                    let expected: Value = serde_json::from_str(snap.frame(you).as_str()).unwrap();
+                    assert_eq!(doc, expected, "seq {seq}, {}", you.as_str());
+                    patched += 1;
+                    if frame.len() * 4 < snap.frame(you).len() {
+                        small += 1;
+                    }
+                }
+            });
         }
+        assert!(patched > 1000, "{patched} patches checked");
+        assert!(
+            small * 10 > patched * 9,
+            "{small} of {patched} patches under a quarter of the state"
+        );
+    }
+
+    #[test]
+    fn a_changed_object_is_patched_member_by_member() {
+        let mut ops = Ops::new();
+        ops.diff(
+            "/view/units/3",
+            r#"{"id":3,"hex":"0101","moved":false,"gone":1}"#,
+            r#"{"id":3,"hex":"0102","moved":true,"new/key":[1]}"#,
+            1,
+        );
+        let ops: Value = serde_json::from_str(&format!("[{}]", ops.text)).unwrap();
+        let mut doc = serde_json::json!({"view": {"units": [0, 1, 2, {"id": 3, "hex": "0101", "moved": false, "gone": 1}]}});
+        siege_protocol::patch::apply(&mut doc, ops.as_array().unwrap()).unwrap();
+        assert_eq!(
+            doc["view"]["units"][3],
+            serde_json::json!({"id": 3, "hex": "0102", "moved": true, "new/key": [1]})
+        );
+        assert_eq!(ops.as_array().unwrap().len(), 4, "{ops}");
+        // Below the depth asked, or for anything but two objects, the value is replaced whole.
+        let mut whole = Ops::new();
+        whole.diff("/view/victory", r#"{"a":{"b":1}}"#, r#"{"a":{"b":2}}"#, 1);
+        assert_eq!(
+            whole.text,
+            r#"{"op":"replace","path":"/view/victory/a","value":{"b":2}}"#
+        );
+    }
+
+    #[test]
+    fn legal_lists_change_by_what_changed() {
+        let mut ops = Ops::new();
+        legal_ops(&["a", "b", "c", "d"], &["a", "x", "d"], &mut ops);
+        assert_eq!(
+            ops.text,
+            r#"{"op":"remove","path":"/legal_actions/2"},{"op":"remove","path":"/legal_actions/1"},{"op":"add","path":"/legal_actions/1","value":x}"#
+        );
+        let mut ops = Ops::new();
+        legal_ops(&["a"], &[], &mut ops);
+        assert_eq!(
+            ops.text,
+            r#"{"op":"replace","path":"/legal_actions","value":[]}"#
+        );
+        let mut ops = Ops::new();
+        legal_ops(&["a"], &["a"], &mut ops);
+        assert!(ops.text.is_empty());
     }
 }

@@ -96,6 +96,8 @@ pub enum Command {
         action: Action,
         reply: oneshot::Sender<Explanation>,
     },
+    /// Stop the task now (its game is being held as broken).
+    Stop,
 }
 
 /// The handle: clone freely.
@@ -181,6 +183,11 @@ impl GameHandle {
             reply,
         })
         .await?
+    }
+
+    /// Stop the task (between commands: an action in flight finishes its write first).
+    pub async fn stop(&self) {
+        let _ = self.tx.send(Command::Stop).await;
     }
 
     /// The game's status, seats and current state.

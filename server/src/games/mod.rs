@@ -1,11 +1,20 @@
-//! The games: a registry of game tasks, one per loaded game, found by id. Creating a game
-//! writes it and starts its task; asking for a game that is not loaded rebuilds it from its
-//! log (replaying through the rules and checking every stored state hash). A log that does not
-//! replay is a loud error and the game is held as broken — never silently "fixed".
+//! The games: a registry of game tasks, one per loaded game, found by id. Nothing is loaded at
+//! start-up: a game is loaded when it is first touched (a socket, `GET /api/games/{id}`, a
+//! seat being taken) and its task unloads itself after an idle spell with nobody connected.
+//! Loading starts from the game's latest snapshot — a state stored with the log, used only
+//! when its hash equals the one the log stores for its entry — and replays the entries after
+//! it, checking every state hash; a game with no snapshot replays from the seed. A log that
+//! does not replay is a loud error and the game is held as broken — never silently "fixed".
+//! The background audit ([`crate::audit`]) replays every log from its seed at idle priority
+//! and holds a game whose log it finds unsound.
 //!
-//! The registry also answers the questions that need the whole log rather than the live
-//! state: the view after any number of actions (`state?at=N`), with a small cache so that
-//! stepping through a game replays each action once.
+//! Two first touches of the same cold game load it once: each game id has one async lock,
+//! held while the game loads, so a second asker waits for the first task rather than starting
+//! another writer of the same log.
+//!
+//! The registry also answers the questions that need the log rather than the live state: the
+//! view after any number of actions (`state?at=N`), replayed from the nearest snapshot, with a
+//! small cache so that stepping through a game replays each action once.
 
 mod frames;
 mod handle;
@@ -15,14 +24,15 @@ pub mod tokens;
 pub use frames::{Snapshot, Update, events_frame};
 pub use handle::{Attached, Claim, ConnectionGuard, GameError, GameHandle, Info};
 
+use crate::probe::Probes;
 use crate::replay::{Replayer, seed_commitment};
 use crate::rules::custom::Position;
-use crate::rules::{Game, Scenario};
-use crate::store::{ActionRow, NewGame, Store, StoreError};
-use futures_util::StreamExt;
+use crate::rules::{Game, HashVersion, Scenario, State};
+use crate::store::writer::Note;
+use crate::store::{ActionRow, GameRow, NewGame, Store};
 use siege_protocol::{GameStatus, Side};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 use task::GameTask;
 use tokio::sync::mpsc;
@@ -34,9 +44,10 @@ use uuid::Uuid;
 const COMMANDS: usize = 1024;
 /// Replayed positions kept for `state?at=N`.
 const STATE_CACHE: usize = 64;
-/// Games rebuilt at once per core at start-up: two keep a core busy replaying while the
-/// other game's log is read.
-const REBUILD_PARALLEL: usize = 2;
+/// The default of `--snapshot-every`.
+pub const SNAPSHOT_EVERY: u64 = 200;
+/// The default of `--idle-unload`: seconds a game with nobody connected stays loaded.
+pub const IDLE_UNLOAD_SECS: u64 = 600;
 
 /// Limits and timings of the game tasks.
 #[derive(Clone, Debug)]
@@ -45,9 +56,30 @@ pub struct GamesConfig {
     pub max_connections: usize,
     /// A game with no connection is unloaded after this long without a command.
     pub idle: Duration,
-    /// Where each accepted action's time goes, recorded only for benchmarks
-    /// (`--bench-routes`).
-    pub stages: Option<Arc<crate::load::stages::StageTimes>>,
+    /// Where each accepted action's time is reported (nothing unless a probe is plugged in).
+    pub probe: Probes,
+    /// A snapshot of the state is stored at the start of every game turn and, within a turn,
+    /// whenever this many actions have passed since the last one: a load replays at most this
+    /// many entries.
+    pub snapshot_every: u64,
+}
+
+impl Default for GamesConfig {
+    fn default() -> GamesConfig {
+        GamesConfig {
+            max_connections: crate::server::limits::MAX_CONNECTIONS_PER_GAME,
+            idle: Duration::from_secs(IDLE_UNLOAD_SECS),
+            probe: Probes::off(),
+            snapshot_every: SNAPSHOT_EVERY,
+        }
+    }
+}
+
+/// Whether a snapshot is due after entry `seq`: a new turn began (`turn_before` → `turn_after`),
+/// or `every` entries have passed since the last snapshot at `last`. The live game and every
+/// replay decide alike, so a replay stores the snapshots a live game would have.
+pub fn snapshot_due(turn_before: u8, turn_after: u8, seq: u64, last: u64, every: u64) -> bool {
+    turn_after != turn_before || seq >= last.saturating_add(every.max(1))
 }
 
 /// A new game, as its creator learns it. The token is not stored anywhere.
@@ -67,6 +99,8 @@ enum Slot {
     Broken(String),
 }
 
+type Slots = HashMap<Uuid, Arc<tokio::sync::Mutex<Slot>>>;
+
 struct Inner {
     scenario: Arc<Scenario>,
     store: Store,
@@ -74,8 +108,9 @@ struct Inner {
     shutdown: CancellationToken,
     tracker: TaskTracker,
     config: GamesConfig,
-    /// One async lock per game id, so that a game is loaded once however many ask at once.
-    slots: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<Slot>>>>,
+    /// One async lock per game id, so that a game is loaded once however many ask at once. An
+    /// entry is removed when its game unloads, under both locks (see [`Games::forget`]).
+    slots: Mutex<Slots>,
     /// The last replayed position per game, for `state?at=N`.
     states: Mutex<HashMap<Uuid, (u64, Game)>>,
 }
@@ -84,6 +119,13 @@ struct Inner {
 #[derive(Clone)]
 pub struct Games {
     inner: Arc<Inner>,
+}
+
+/// Where a replay starts: the state it starts from and the entries still to replay.
+struct Start {
+    replayer: Replayer,
+    /// The seq of the snapshot (or cached position) it starts from; 0 from the seed.
+    from: u64,
 }
 
 impl Games {
@@ -121,9 +163,21 @@ impl Games {
         &self.inner.scenario
     }
 
-    /// Create a game with its creator in `side`'s seat, and start its task.
-    /// Create a game; with `position`, it starts from that custom position (checked by the
-    /// caller) instead of the setup of section 22.
+    /// How many games have a task running now.
+    pub fn loaded(&self) -> usize {
+        let slots: Vec<_> = self.lock_slots().values().cloned().collect();
+        slots
+            .iter()
+            .filter(|s| {
+                s.try_lock()
+                    .is_ok_and(|g| matches!(&*g, Slot::Live(h) if !h.is_closed()))
+            })
+            .count()
+    }
+
+    /// Create a game with its creator in `side`'s seat, and start its task. With `position`,
+    /// it starts from that custom position (checked by the caller) instead of the setup of
+    /// section 22.
     pub async fn create(
         &self,
         side: Side,
@@ -143,6 +197,7 @@ impl Games {
             .map_err(|e| GameError::Internal(e.to_string()))?;
         let (token, token_hash) = tokens::new_token();
         let commitment = seed_commitment(&seed);
+        let version = HashVersion::LATEST;
         self.inner
             .store
             .create_game(&NewGame {
@@ -153,11 +208,25 @@ impl Games {
                 side,
                 token_hash: token_hash.clone(),
                 position: position_json,
+                hash_version: version,
             })
             .await?;
         let seats = vec![(side, token_hash)];
-        let handle = self.spawn(id, game, 0, GameStatus::Open, seats)?;
-        *self.slot(id).lock().await = Slot::Live(handle);
+        let (slot, mut guard) = self.lock_slot(id).await;
+        let handle = self.spawn(
+            id,
+            game,
+            task::Progress {
+                seq: 0,
+                last_snapshot: 0,
+                version,
+            },
+            GameStatus::Open,
+            seats,
+        )?;
+        *guard = Slot::Live(handle);
+        drop(guard);
+        drop(slot);
         tracing::info!(game = %id, side = side.as_str(), "game created");
         Ok(Created {
             id,
@@ -169,8 +238,7 @@ impl Games {
 
     /// The handle of game `id`, loading it from the store if it is not running.
     pub async fn get(&self, id: Uuid) -> Result<GameHandle, GameError> {
-        let slot = self.slot(id);
-        let mut guard = slot.lock().await;
+        let (_slot, mut guard) = self.lock_slot(id).await;
         match &*guard {
             Slot::Live(h) if !h.is_closed() => return Ok(h.clone()),
             Slot::Broken(why) => return Err(GameError::Corrupt(why.clone())),
@@ -185,8 +253,9 @@ impl Games {
                 Ok(handle)
             }
             Err(GameError::NotFound) => {
+                *guard = Slot::Empty;
                 drop(guard);
-                self.lock_slots().remove(&id);
+                self.forget(id);
                 Err(GameError::NotFound)
             }
             Err(GameError::Corrupt(why)) => {
@@ -196,6 +265,18 @@ impl Games {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Hold game `id` as broken (the audit found its log unsound): its task stops, its
+    /// sockets close, and it answers `corrupt_log` until the server restarts and an operator
+    /// has cleared the mark.
+    pub async fn hold(&self, id: Uuid, why: String) {
+        let (_slot, mut guard) = self.lock_slot(id).await;
+        if let Slot::Live(h) = &*guard {
+            h.stop().await;
+        }
+        tracing::error!(game = %id, "GAME LOG DOES NOT REPLAY, game held: {why}");
+        *guard = Slot::Broken(why);
     }
 
     /// Attach a connection to game `id` (asking again once if its task was just unloaded).
@@ -246,30 +327,8 @@ impl Games {
         Ok((side, token))
     }
 
-    /// Rebuild every unfinished game from its log. Returns how many loaded and how many are
-    /// held because their logs do not replay (each logged loudly).
-    ///
-    /// Games are rebuilt [`REBUILD_PARALLEL`] per core at a time: replaying is CPU work on the
-    /// blocking pool and reading a log waits on SQLite, so with one at a time a 2-core machine
-    /// with 10,000 unfinished games started at the speed of one core.
-    pub async fn rebuild_unfinished(&self) -> Result<(usize, usize), StoreError> {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        let ids = self.inner.store.unfinished().await?;
-        let mut rebuilt = futures_util::stream::iter(ids)
-            .map(|id| async move { self.get(id).await })
-            .buffer_unordered(cores * REBUILD_PARALLEL);
-        let (mut loaded, mut broken) = (0, 0);
-        while let Some(result) = rebuilt.next().await {
-            match result {
-                Ok(_) => loaded += 1,
-                Err(GameError::Store(e)) => return Err(e),
-                Err(_) => broken += 1,
-            }
-        }
-        Ok((loaded, broken))
-    }
-
-    /// The view's JSON after the first `at` actions of game `id` (0: the setup).
+    /// The view's JSON after the first `at` actions of game `id` (0: the setup), replayed from
+    /// the nearest snapshot or cached position at or before `at`.
     pub async fn state_at(&self, id: Uuid, at: u64) -> Result<String, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
@@ -281,19 +340,9 @@ impl Games {
             .lock_states()
             .get(&id)
             .filter(|(seq, _)| *seq <= at)
-            .map(|(seq, game)| Replayer::resume(game.clone(), *seq));
-        let replayer = match cached {
-            Some(r) => r,
-            None => Replayer::from_start(
-                self.inner.scenario.clone(),
-                row.seed()?,
-                row.position()?.as_ref(),
-                false,
-            )
-            .map_err(|e| GameError::Corrupt(e.to_string()))?,
-        };
-        let rows = store.log(id, replayer.seq(), at).await?;
-        let game = replay_blocking(replayer, rows).await?;
+            .map(|(seq, game)| (*seq, game.clone()));
+        let start = self.start(&row, at, cached).await?;
+        let game = self.replay(id, start, at).await?;
         let view =
             serde_json::to_string(&game.view()).map_err(|e| GameError::Internal(e.to_string()))?;
         let mut states = self.lock_states();
@@ -304,31 +353,130 @@ impl Games {
         Ok(view)
     }
 
-    /// Load game `id` from the store: replay its log and start its task.
+    /// Load game `id` from the store: its latest snapshot and the entries after it, replayed
+    /// with their hashes checked; then start its task.
     async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
+        if let Some(why) = &row.audit_error {
+            return Err(GameError::Corrupt(format!("the audit found: {why}")));
+        }
         let seats = store.seats(id).await?;
-        let rows = store.log(id, 0, u64::MAX).await?;
-        // The replay refuses gaps, so the log's length is its last seq.
-        let seq = rows.last().map_or(0, |r| u64::try_from(r.seq).unwrap_or(0));
-        let replayer = Replayer::from_start(
-            self.inner.scenario.clone(),
-            row.seed()?,
-            row.position()?.as_ref(),
-            false,
+        let version = row.hash_version()?;
+        let start = self.start(&row, u64::MAX, None).await?;
+        let from = start.from;
+        let (game, seq, last_snapshot) = self.replay_noting(id, start, u64::MAX).await?;
+        tracing::debug!(game = %id, seq, from, "game loaded");
+        self.spawn(
+            id,
+            game,
+            task::Progress {
+                seq,
+                last_snapshot,
+                version,
+            },
+            row.status()?,
+            seats,
         )
-        .map_err(|e| GameError::Corrupt(e.to_string()))?;
-        let game = replay_blocking(replayer, rows).await?;
-        tracing::info!(game = %id, seq, "game rebuilt from its log");
-        self.spawn(id, game, seq, row.status()?, seats)
+    }
+
+    /// Where to start replaying game `row` towards entry `upto`: its latest snapshot at or
+    /// before `upto` whose hash is the one the log stores, unless the `cached` position (a
+    /// state already replayed, at or before `upto`) is as near; else its seed.
+    async fn start(
+        &self,
+        row: &GameRow,
+        upto: u64,
+        cached: Option<(u64, Game)>,
+    ) -> Result<Start, GameError> {
+        let id = row_id(row)?;
+        let version = row.hash_version()?;
+        let floor = cached.as_ref().map_or(0, |(seq, _)| *seq);
+        let snapshot = if upto == 0 {
+            None
+        } else {
+            self.inner.store.snapshot(id, floor, upto).await?
+        };
+        let scenario = self.inner.scenario.clone();
+        let seed = row.seed()?;
+        let position = row.position()?;
+        let resumed = match snapshot {
+            None => None,
+            Some((seq, json, hash)) => tokio::task::spawn_blocking(move || {
+                let state: State = match serde_json::from_str(&json) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::warn!(game = %id, seq, error = %e, "snapshot unreadable; replaying from the seed");
+                        return None;
+                    }
+                };
+                let replayer =
+                    Replayer::resume(Game::from_state(scenario, state), seq, false, version);
+                match replayer.check_hash(seq, &hash) {
+                    Ok(()) => Some(Start {
+                        replayer,
+                        from: seq,
+                    }),
+                    Err(e) => {
+                        tracing::warn!(game = %id, seq, error = %e, "snapshot does not match the log; replaying from the seed");
+                        None
+                    }
+                }
+            })
+            .await
+            .map_err(|e| GameError::Internal(e.to_string()))?,
+        };
+        match (resumed, cached) {
+            (Some(start), _) => Ok(start),
+            (None, Some((seq, game))) => Ok(Start {
+                replayer: Replayer::resume(game, seq, false, version),
+                from: seq,
+            }),
+            (None, None) => Ok(Start {
+                replayer: Replayer::from_start(
+                    self.inner.scenario.clone(),
+                    seed,
+                    position.as_ref(),
+                    false,
+                    version,
+                )
+                .map_err(|e| GameError::Corrupt(e.to_string()))?,
+                from: 0,
+            }),
+        }
+    }
+
+    /// Replay game `id` from `start` to entry `upto` (or its end), storing the snapshots a live
+    /// game would have stored on the way.
+    async fn replay(&self, id: Uuid, start: Start, upto: u64) -> Result<Game, GameError> {
+        Ok(self.replay_noting(id, start, upto).await?.0)
+    }
+
+    /// As [`Games::replay`]; also returns the seq reached and the seq of the last snapshot at
+    /// or before it.
+    async fn replay_noting(
+        &self,
+        id: Uuid,
+        start: Start,
+        upto: u64,
+    ) -> Result<(Game, u64, u64), GameError> {
+        let rows = self.inner.store.log(id, start.replayer.seq(), upto).await?;
+        let every = self.inner.config.snapshot_every;
+        let replayed = replay_blocking(start, rows, every).await?;
+        if !replayed.found.is_empty() {
+            self.inner.writer.note(Note::Snapshots {
+                game_id: id.to_string(),
+                snapshots: replayed.found,
+            });
+        }
+        Ok((replayed.game, replayed.seq, replayed.last_snapshot))
     }
 
     fn spawn(
         &self,
         id: Uuid,
         game: Game,
-        seq: u64,
+        progress: task::Progress,
         status: GameStatus,
         seats: Vec<(Side, String)>,
     ) -> Result<GameHandle, GameError> {
@@ -336,30 +484,71 @@ impl Games {
         let task = GameTask::new(
             id,
             game,
-            seq,
+            progress,
             status,
             seats,
             task::Links {
                 writer: inner.writer.clone(),
                 store: inner.store.clone(),
-                stages: inner.config.stages.clone(),
+                probe: inner.config.probe.clone(),
+                snapshot_every: inner.config.snapshot_every,
+                scenario: inner.scenario.clone(),
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
         let handle = GameHandle::new(id, tx, inner.config.max_connections);
-        inner
-            .tracker
-            .spawn(task.run(rx, inner.shutdown.clone(), inner.config.idle));
+        let registry: Weak<Inner> = Arc::downgrade(&self.inner);
+        let run = task.run(rx, inner.shutdown.clone(), inner.config.idle);
+        inner.tracker.spawn(async move {
+            run.await;
+            if let Some(inner) = registry.upgrade() {
+                Games { inner }.forget(id);
+            }
+        });
         Ok(handle)
     }
 
-    fn slot(&self, id: Uuid) -> Arc<tokio::sync::Mutex<Slot>> {
-        self.lock_slots().entry(id).or_default().clone()
+    /// Lock the slot of game `id`, creating it if needed. The slot returned is the one in the
+    /// registry while the guard is held: an unloading game's slot removed meanwhile is not
+    /// used (that would let a second task of the same game start beside the first).
+    async fn lock_slot(
+        &self,
+        id: Uuid,
+    ) -> (
+        Arc<tokio::sync::Mutex<Slot>>,
+        tokio::sync::OwnedMutexGuard<Slot>,
+    ) {
+        loop {
+            let slot = self.lock_slots().entry(id).or_default().clone();
+            let guard = slot.clone().lock_owned().await;
+            let current = self
+                .lock_slots()
+                .get(&id)
+                .is_some_and(|s| Arc::ptr_eq(s, &slot));
+            if current {
+                return (slot, guard);
+            }
+        }
     }
 
-    fn lock_slots(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<Uuid, Arc<tokio::sync::Mutex<Slot>>>> {
+    /// Drop the slot of game `id` if nothing holds it and its task has stopped, so that the
+    /// registry does not grow with every game ever touched. Done under the registry's lock
+    /// with the slot's lock taken without waiting: a caller that holds the slot keeps it.
+    fn forget(&self, id: Uuid) {
+        let mut slots = self.lock_slots();
+        let idle = slots.get(&id).is_some_and(|slot| {
+            slot.try_lock().is_ok_and(|s| match &*s {
+                Slot::Empty => true,
+                Slot::Live(h) => h.is_closed(),
+                Slot::Broken(_) => false,
+            })
+        });
+        if idle {
+            slots.remove(&id);
+        }
+    }
+
+    fn lock_slots(&self) -> std::sync::MutexGuard<'_, Slots> {
         self.inner
             .slots
             .lock()
@@ -374,19 +563,53 @@ impl Games {
     }
 }
 
-/// Replay stored rows on a blocking thread: a long log is CPU work that must not stall the
-/// runtime's workers.
-async fn replay_blocking(mut replayer: Replayer, rows: Vec<ActionRow>) -> Result<Game, GameError> {
+fn row_id(row: &GameRow) -> Result<Uuid, GameError> {
+    Uuid::parse_str(&row.id).map_err(|e| GameError::Internal(format!("game id {}: {e}", row.id)))
+}
+
+/// A replay's end.
+struct Replayed {
+    game: Game,
+    /// The seq reached.
+    seq: u64,
+    /// The seq of the last snapshot at or before it (stored, or found on the way).
+    last_snapshot: u64,
+    /// The snapshots due on the way, `(seq, state JSON)`.
+    found: Vec<(u64, String)>,
+}
+
+/// Replay stored rows on a blocking thread (a long log is CPU work that must not stall the
+/// runtime's workers), noting the snapshots due on the way.
+async fn replay_blocking(
+    start: Start,
+    rows: Vec<ActionRow>,
+    every: u64,
+) -> Result<Replayed, GameError> {
     let done = tokio::task::spawn_blocking(move || {
+        let Start { mut replayer, from } = start;
+        let corrupt = |e: &dyn std::fmt::Display| GameError::Corrupt(e.to_string());
+        let (mut last, mut found) = (from, Vec::new());
         for row in &rows {
-            let entry = row
-                .to_entry()
-                .map_err(|e| GameError::Corrupt(e.to_string()))?;
+            let turn_before = replayer.game().state().turn;
+            let seq = row.seq().map_err(|e| corrupt(&e))?;
+            let side = row.side().map_err(|e| corrupt(&e))?;
             replayer
-                .step(&entry)
-                .map_err(|e| GameError::Corrupt(e.to_string()))?;
+                .step_stored(seq, side, &row.action, &row.state_hash)
+                .map_err(|e| corrupt(&e))?;
+            let state = replayer.game().state();
+            if snapshot_due(turn_before, state.turn, seq, last, every) {
+                let json =
+                    serde_json::to_string(state).map_err(|e| GameError::Internal(e.to_string()))?;
+                found.push((seq, json));
+                last = seq;
+            }
         }
-        Ok(replayer.into_game())
+        Ok(Replayed {
+            seq: replayer.seq(),
+            game: replayer.into_game(),
+            last_snapshot: last,
+            found,
+        })
     })
     .await;
     done.map_err(|e| GameError::Internal(e.to_string()))?

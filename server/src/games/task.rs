@@ -9,9 +9,10 @@
 
 use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
+use super::snapshot_due;
 use super::tokens::same_hash;
-use crate::load::stages::StageTimes;
-use crate::rules::{Action, Game, RuleError};
+use crate::probe::{ActionTiming, Probes};
+use crate::rules::{Action, Game, HashVersion, RuleError, Scenario};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{Explanation, GameStatus, Side, You};
@@ -29,16 +30,37 @@ const UPDATES: usize = 256;
 pub(crate) struct Links {
     pub writer: Writer,
     pub store: Store,
-    /// Benchmarks only: where each action's time goes.
-    pub stages: Option<Arc<StageTimes>>,
+    /// Where each action's time is reported.
+    pub probe: Probes,
+    /// Within a turn, a snapshot at least every this many actions.
+    pub snapshot_every: u64,
+    /// The scenario the game is played on.
+    pub scenario: Arc<Scenario>,
+}
+
+/// Where a game's log stands.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Progress {
+    /// How many actions the log holds.
+    pub seq: u64,
+    /// The seq of the last snapshot stored (0: none).
+    pub last_snapshot: u64,
+    /// How the log's state hashes are computed.
+    pub version: HashVersion,
 }
 
 /// Everything a game task owns.
 pub(crate) struct GameTask {
     id: Uuid,
     game: Game,
+    scenario: Arc<Scenario>,
     /// How many actions the log holds.
     seq: u64,
+    /// The seq of the last snapshot stored.
+    last_snapshot: u64,
+    /// How the log's state hashes are computed.
+    version: HashVersion,
+    snapshot_every: u64,
     status: GameStatus,
     /// Side and token hash of every taken seat.
     seats: Vec<(Side, String)>,
@@ -47,16 +69,16 @@ pub(crate) struct GameTask {
     updates: broadcast::Sender<Arc<Update>>,
     writer: Writer,
     store: Store,
-    /// Benchmarks only: where each action's time goes.
-    stages: Option<Arc<StageTimes>>,
+    /// Where each action's time is reported.
+    probe: Probes,
 }
 
 impl GameTask {
-    /// A task for `game`, already at `seq`.
+    /// A task for `game`, already at `progress.seq`.
     pub(crate) fn new(
         id: Uuid,
         game: Game,
-        seq: u64,
+        progress: Progress,
         status: GameStatus,
         seats: Vec<(Side, String)>,
         links: Links,
@@ -64,21 +86,28 @@ impl GameTask {
         let Links {
             writer,
             store,
-            stages,
+            probe,
+            snapshot_every,
+            scenario,
         } = links;
+        let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
         let (updates, _) = broadcast::channel(UPDATES);
         Ok(GameTask {
             id,
             game,
+            scenario,
             seq,
+            last_snapshot: progress.last_snapshot,
+            version: progress.version,
+            snapshot_every,
             status,
             seats,
             snapshot,
             updates,
             writer,
             store,
-            stages,
+            probe,
         })
     }
 
@@ -106,11 +135,15 @@ impl GameTask {
                     continue;
                 }
             };
-            self.handle(command).await;
+            if !self.handle(command).await {
+                tracing::info!(game = %self.id, "game task stopped");
+                break;
+            }
         }
     }
 
-    async fn handle(&mut self, command: Command) {
+    /// Serve one command; `false` when the task must stop.
+    async fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Attach { claim, reply } => {
                 let _ = reply.send(self.attach(claim));
@@ -140,7 +173,9 @@ impl GameTask {
             Command::Explain { action, reply } => {
                 let _ = reply.send(self.explain(&action));
             }
+            Command::Stop => return false,
         }
+        true
     }
 
     /// Whether the side to act could take `action` now and, if not, the refusal the rules give
@@ -191,13 +226,22 @@ impl GameTask {
                 current: self.snapshot.clone(),
             });
         }
-        let before = self.game.clone();
+        // Only the state is kept to roll back a failed commit: the game's cached legal list
+        // need not be copied for a case that almost never happens.
+        let before = self.game.state().clone();
         let started = Instant::now();
         let events = self.game.apply(side, &action)?;
         let applied = started.elapsed();
-        match self.commit(side, &action, &events, applied).await {
-            Ok(update) => {
+        let turn_before = before.turn;
+        match self
+            .commit(side, &action, &events, applied, turn_before)
+            .await
+        {
+            Ok((update, snapshot)) => {
                 self.seq = update.seq;
+                if snapshot {
+                    self.last_snapshot = update.seq;
+                }
                 self.snapshot = update.state.clone();
                 if self.game.result().is_some() {
                     self.status = GameStatus::Finished;
@@ -208,25 +252,26 @@ impl GameTask {
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
-                self.game = before;
+                self.game = Game::from_state(self.scenario.clone(), before);
                 Err(e)
             }
         }
     }
 
-    /// Serialize everything first, then append; the update is what the connections get.
+    /// Serialize everything first, then append; the update is what the connections get, and
+    /// the flag says whether a snapshot was stored with the action.
     async fn commit(
         &self,
         side: Side,
         action: &Action,
         events: &[crate::rules::Event],
         applied: Duration,
-    ) -> Result<Update, GameError> {
+        turn_before: u8,
+    ) -> Result<(Update, bool), GameError> {
         let started = Instant::now();
         let seq = self.seq + 1;
         let events = events_json(events).map_err(internal)?;
-        let state = Snapshot::of_sized(&self.game, seq, self.snapshot.frame_len() + 1024)
-            .map_err(internal)?;
+        let state = Snapshot::next(&self.game, seq, Some(&self.snapshot)).map_err(internal)?;
         let finished = self
             .game
             .result()
@@ -234,30 +279,45 @@ impl GameTask {
             .transpose()
             .map_err(internal)?;
         let st = self.game.state();
+        let snapshot = snapshot_due(
+            turn_before,
+            st.turn,
+            seq,
+            self.last_snapshot,
+            self.snapshot_every,
+        )
+        .then(|| serde_json::to_string(st))
+        .transpose()
+        .map_err(internal)?;
+        let snapshotted = snapshot.is_some();
         let entry = Entry {
             game_id: self.id.to_string(),
             seq,
             side,
             action: serde_json::to_string(action).map_err(internal)?,
             events: events.clone(),
-            state_hash: self.game.state_hash_hex(),
+            state_hash: hex::encode(self.game.state_hash_v(self.version)),
             turn: st.turn,
             phase: st.phase,
             at: now_ms(),
             finished,
+            snapshot,
         };
         let encoded = started.elapsed();
         self.writer.append(entry).await?;
-        if let Some(stages) = &self.stages {
-            stages.action(applied, encoded, started.elapsed() - encoded);
-        }
+        self.probe.action(ActionTiming {
+            apply: applied,
+            encode: encoded,
+            store: started.elapsed() - encoded,
+        });
         tracing::debug!(game = %self.id, seq, side = side.as_str(), action = action.kind(), "accepted");
-        Ok(Update::new(
+        let update = Update::new(
             seq,
             events_frame(seq, side.as_str(), &events),
             Arc::new(state),
             self.snapshot.clone(),
-        ))
+        );
+        Ok((update, snapshotted))
     }
 
     async fn take_seat(

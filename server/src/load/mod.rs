@@ -7,10 +7,13 @@
 //! SQLite on the same machine — so that every figure has its baselines beside it.
 //!
 //! `--seed-games N` instead creates N unfinished games of `--seed-actions` actions each (for
-//! timing start-up with many games in the database).
+//! timing start-up with many games in the database), and `--touch-games N` times the first
+//! touch (`GET /api/games/{id}`) of N of the newest unfinished games, one at a time — after a
+//! restart, each is loaded from the store by that touch.
 
 mod echo;
 mod report;
+pub mod routes;
 mod rss;
 mod sqlite;
 pub mod stages;
@@ -53,6 +56,10 @@ pub struct LoadArgs {
     /// Spectators ask for RFC 6902 patch frames after their first state.
     #[arg(long)]
     pub patches: bool,
+    /// Players ask for full `state` frames after every action instead of patches (by
+    /// default they ask for patches, as the page does, and apply them to their state).
+    #[arg(long)]
+    pub full_states: bool,
     /// The server's process id, for its memory; by default the process listening on the
     /// URL's port on this machine, if it can be found.
     #[arg(long)]
@@ -85,6 +92,10 @@ pub struct LoadArgs {
     /// With --seed-games: actions played in each seeded game.
     #[arg(long, default_value_t = 200)]
     pub seed_actions: u64,
+    /// Instead of playing: `GET /api/games/{id}` once each for this many of the newest
+    /// unfinished games (at most 1,000), one after another, timing each.
+    #[arg(long)]
+    pub touch_games: Option<usize>,
 }
 
 /// A run that could not start.
@@ -111,15 +122,17 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
         spectators: args.spectators,
         think: Duration::from_millis(args.think_ms),
         patches: args.patches,
+        player_patches: !args.full_states,
         seed: args.seed,
         stop_at_seq: None,
     };
     let gate = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
     let mut report = Report::new(args, pid);
     report.rss_kib.before = pid.and_then(rss::rss_kib);
-    match args.seed_games {
-        Some(n) => seed_games(args, plan, gate, n, &mut report).await,
-        None => play(args, plan, gate, pid, &mut report).await,
+    match (args.seed_games, args.touch_games) {
+        (Some(n), _) => seed_games(args, plan, gate, n, &mut report).await,
+        (None, Some(n)) => touch_games(&plan.api, n, &mut report).await,
+        (None, None) => play(args, plan, gate, pid, &mut report).await,
     }
     report.load_average[1] = report::load_average();
     report.rss_kib.end = pid.and_then(rss::rss_kib);
@@ -165,6 +178,10 @@ async fn play(
 
     // Forget the set-up: the server's stage times cover the measured window only.
     let _ = plan.api.stages().await;
+    let cpu_before = (
+        pid.and_then(|p| rss::cpu_seconds(Some(p))),
+        rss::cpu_seconds(None),
+    );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
     let echo = tokio::spawn(echo::run(
@@ -185,6 +202,20 @@ async fn play(
 
     let mut outcome = gather(slots).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    let cpu_after = (
+        pid.and_then(|p| rss::cpu_seconds(Some(p))),
+        rss::cpu_seconds(None),
+    );
+    report.cpu_s = report::CpuUse {
+        server: cpu_after
+            .0
+            .zip(cpu_before.0)
+            .map(|(a, b)| stats::round3(a - b)),
+        load_generator: cpu_after
+            .1
+            .zip(cpu_before.1)
+            .map(|(a, b)| stats::round3(a - b)),
+    };
     report.server_stages = plan.api.stages().await;
     let echo = echo.await.unwrap_or_else(|_| {
         let mut lost = echo::EchoOutcome::default();
@@ -300,6 +331,29 @@ async fn seed_games(
     let outcome = gather(workers).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
     report.record(outcome, None);
+}
+
+/// `--touch-games`: the first touch of `n` unfinished games, one at a time.
+async fn touch_games(api: &wire::Api, n: usize, report: &mut Report) {
+    let start = Instant::now();
+    let mut ids = Vec::new();
+    for status in ["active", "open"] {
+        match api.list(status, n.min(1000)).await {
+            Ok(found) => ids.extend(found),
+            Err(e) => report.add_error(&format!("list_{}", e.kind())),
+        }
+    }
+    ids.truncate(n);
+    let mut touches = stats::Samples::new();
+    for id in &ids {
+        let t0 = Instant::now();
+        match api.touch(id).await {
+            Ok(()) => touches.record(t0.elapsed()),
+            Err(e) => report.add_error(&format!("touch_{}", e.kind())),
+        }
+    }
+    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    report.touch_ms = Some(touches.summary());
 }
 
 /// The merged outcome of `tasks`; a task that panicked counts as an error, not a lost run.

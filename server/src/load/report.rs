@@ -5,7 +5,7 @@ use super::LoadArgs;
 use super::echo::EchoOutcome;
 use super::sqlite::SqliteBaseline;
 use super::stages::StagesReport;
-use super::stats::{Errors, Summary, round3};
+use super::stats::{Errors, SizeSummary, Summary, round3};
 use super::table::Outcome;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -26,6 +26,13 @@ pub struct Rss {
     pub high_water: Option<u64>,
 }
 
+/// CPU seconds used during the measured window (user and system, from `/proc`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CpuUse {
+    pub server: Option<f64>,
+    pub load_generator: Option<f64>,
+}
+
 /// Everything a run measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -36,6 +43,8 @@ pub struct Report {
     pub think_ms: u64,
     pub duration_s: f64,
     pub patches: bool,
+    /// Players asked for full `state` frames rather than patches.
+    pub full_states: bool,
     pub seed: u64,
     /// The machine's 1-minute load average (`/proc/loadavg`) when the run began and ended:
     /// on a shared machine, how much else was running.
@@ -70,15 +79,30 @@ pub struct Report {
     pub commit_p50_over_probe_p50: Option<f64>,
     /// The server's own account of the window (`GET /bench/stages`).
     pub server_stages: Option<StagesReport>,
+    /// CPU used in the window by the server and by this load generator.
+    pub cpu_s: CpuUse,
+    /// Server CPU per accepted action, in milliseconds.
+    pub server_cpu_ms_per_action: Option<f64>,
+    /// `--touch-games`: each game's first `GET /api/games/{id}`.
+    pub touch_ms: Option<Summary>,
+    /// Sizes of the frames the players received while playing, by type (`state_or_patch`:
+    /// whichever form each new state came in).
+    pub player_frame_bytes: BTreeMap<String, SizeSummary>,
+    /// The same for the spectators.
+    pub spectator_frame_bytes: BTreeMap<String, SizeSummary>,
     #[serde(skip)]
     error_counts: Errors,
 }
 
 impl Report {
     pub(super) fn new(args: &LoadArgs, pid: Option<u32>) -> Report {
-        let seeding = args.seed_games.is_some();
+        let seeding = args.seed_games.is_some() || args.touch_games.is_some();
         Report {
-            mode: if seeding { "seed" } else { "play" },
+            mode: match (args.seed_games, args.touch_games) {
+                (Some(_), _) => "seed",
+                (None, Some(_)) => "touch",
+                (None, None) => "play",
+            },
             url: args.url.clone(),
             games: args.games,
             // Seeding plays without spectators or thinking.
@@ -86,6 +110,7 @@ impl Report {
             think_ms: if seeding { 0 } else { args.think_ms },
             duration_s: args.duration,
             patches: args.patches,
+            full_states: args.full_states,
             seed: args.seed,
             load_average: [load_average(), None],
             setup_s: 0.0,
@@ -109,6 +134,11 @@ impl Report {
             sqlite_probe_ms: None,
             commit_p50_over_probe_p50: None,
             server_stages: None,
+            cpu_s: CpuUse::default(),
+            server_cpu_ms_per_action: None,
+            touch_ms: None,
+            player_frame_bytes: BTreeMap::new(),
+            spectator_frame_bytes: BTreeMap::new(),
             error_counts: Errors::default(),
         }
     }
@@ -128,6 +158,13 @@ impl Report {
         }
         self.rtt_ms = o.rtt.summary();
         self.fanout_ms = o.fanout.summary();
+        self.player_frame_bytes = o.player_frames.summary();
+        self.spectator_frame_bytes = o.spectator_frames.summary();
+        if let Some(cpu) = self.cpu_s.server
+            && o.actions > 0
+        {
+            self.server_cpu_ms_per_action = Some(round3(cpu * 1000.0 / o.actions as f64));
+        }
         self.fanout_unmatched = o.fanout_unmatched;
         self.games_started = o.games_started;
         self.games_finished = o.games_finished;
@@ -205,6 +242,9 @@ impl fmt::Display for Report {
             "  actions      {} ({:.1}/s); games started {}, finished {}",
             self.actions, self.actions_per_s, self.games_started, self.games_finished
         )?;
+        if let Some(t) = &self.touch_ms {
+            writeln!(f, "  first touch  {t}")?;
+        }
         writeln!(f, "  round trip   {}", self.rtt_ms)?;
         match &self.echo_ms {
             Some(e) => {
@@ -225,6 +265,21 @@ impl fmt::Display for Report {
             writeln!(f, "  fan-out      {}", self.fanout_ms)?;
         }
         writeln!(f, "  errors       {} {:?}", self.errors, self.error_kinds)?;
+        for (who, sizes) in [
+            ("player", &self.player_frame_bytes),
+            ("spectator", &self.spectator_frame_bytes),
+        ] {
+            for (kind, s) in sizes {
+                writeln!(f, "  {who:<9} {kind:<15} {s}")?;
+            }
+        }
+        if let (Some(server), Some(load)) = (self.cpu_s.server, self.cpu_s.load_generator) {
+            writeln!(
+                f,
+                "  CPU          server {server:.2} s, load generator {load:.2} s; server {:.3} ms an action",
+                self.server_cpu_ms_per_action.unwrap_or(0.0)
+            )?;
+        }
         if self.server_pid.is_some() {
             let r = &self.rss_kib;
             writeln!(

@@ -1,4 +1,5 @@
-//! The server's resident memory, read from `/proc/<pid>/status` (Linux). The pid is given
+//! The server's resident memory, read from `/proc/<pid>/status`, and the CPU time it and the
+//! load generator used, from `/proc/<pid>/stat` (Linux). The pid is given
 //! (`--server-pid`) or found as the process holding the socket that listens on the server's
 //! port: `/proc/net/tcp{,6}` names the listening socket's inode, and the process whose
 //! `/proc/<pid>/fd` links to `socket:[inode]` owns it. Without `/proc` (or permission), the
@@ -28,6 +29,32 @@ fn parse_kib(status: &str, field: &str) -> Option<u64> {
         .find_map(|l| l.strip_prefix(field))
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
+}
+
+/// The CPU time (user and system) process `pid` has used so far, in seconds; `None` for this
+/// process itself is `/proc/self`.
+pub fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
+    let path = pid.map_or_else(
+        || "/proc/self/stat".to_string(),
+        |p| format!("/proc/{p}/stat"),
+    );
+    parse_cpu(&fs::read_to_string(path).ok()?, clock_ticks())
+}
+
+/// Clock ticks per second of `/proc/<pid>/stat` times: 100 on every Linux this runs on.
+fn clock_ticks() -> f64 {
+    100.0
+}
+
+/// utime + stime of a `/proc/<pid>/stat` line, in seconds. The command name (field 2) may hold
+/// spaces, so fields are counted after its closing parenthesis.
+fn parse_cpu(stat: &str, ticks: f64) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state is field 3, utime field 14, stime field 15.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / ticks)
 }
 
 /// The process listening on TCP `port` on this machine, if it can be found.
@@ -76,6 +103,16 @@ fn listening_inode(table: &str, port: u16) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_time_is_utime_plus_stime() {
+        let stat = "42 (siege serve) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 9 0 5 1 1";
+        assert_eq!(parse_cpu(stat, 100.0), Some(3.0));
+        assert!(
+            cpu_seconds(None).is_some(),
+            "this process has a /proc/self/stat"
+        );
+    }
 
     #[test]
     fn reads_kib_fields_of_proc_status() {

@@ -1,14 +1,15 @@
-//! Where the server's time goes, for benchmarks: with `siege serve --bench-routes`, the game
-//! tasks and the store writer record how long each accepted action spent in the rules
-//! (`apply`), in serialization (`encode`: events, view, legal actions, state hash) and waiting
-//! for its commit (`store`), and the writer records each transaction (`commit`) and its size.
-//! `GET /bench/stages` answers the distributions and starts afresh, so `siege load` can put
-//! the server's share of a round trip beside what the client measured. Without
+//! Where the server's time goes, for benchmarks: with `siege serve --bench-routes`, these stage
+//! timers are the server's [`Probe`]: the game tasks report how long each accepted action spent
+//! in the rules (`apply`), in serialization (`encode`: events, view, legal actions, state hash)
+//! and waiting for its commit (`store`), and the writer reports each transaction (`commit`) and
+//! its size. `GET /bench/stages` answers the distributions and starts afresh, so `siege load`
+//! can put the server's share of a round trip beside what the client measured. Without
 //! `--bench-routes` nothing is recorded; with it, every sample is kept until the next
 //! `GET /bench/stages`, so a benchmark server left running unread grows without bound — it is
 //! for benchmark runs, not production.
 
 use super::stats::{Samples, Summary, round3};
+use crate::probe::{ActionTiming, Probe};
 use serde::{Deserialize, Serialize};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -88,6 +89,16 @@ impl StageTimes {
             },
             max_batch: s.largest as f64,
         }
+    }
+}
+
+impl Probe for StageTimes {
+    fn action(&self, t: ActionTiming) {
+        StageTimes::action(self, t.apply, t.encode, t.store);
+    }
+
+    fn commit(&self, actions: usize, took: Duration) {
+        StageTimes::commit(self, actions, took);
     }
 }
 

@@ -113,6 +113,82 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// Sizes of the frames one audience received, in bytes, by frame type.
+#[derive(Clone, Debug, Default)]
+pub struct FrameSizes(BTreeMap<&'static str, Vec<u32>>);
+
+impl FrameSizes {
+    /// One frame of type `kind` (`state`, `patch`, `events`, …) of `bytes` bytes.
+    pub fn record(&mut self, kind: &str, bytes: usize) {
+        let kind = match kind {
+            "state" => "state",
+            "patch" => "patch",
+            "events" => "events",
+            "error" => "error",
+            _ => "other",
+        };
+        let n = u32::try_from(bytes).unwrap_or(u32::MAX);
+        self.0.entry(kind).or_default().push(n);
+        // What a client gets for each new state, whichever form it takes.
+        if kind == "state" || kind == "patch" {
+            self.0.entry("state_or_patch").or_default().push(n);
+        }
+    }
+
+    pub fn merge(&mut self, other: FrameSizes) {
+        for (k, v) in other.0 {
+            self.0.entry(k).or_default().extend(v);
+        }
+    }
+
+    /// The distribution of each type's sizes.
+    pub fn summary(&mut self) -> BTreeMap<String, SizeSummary> {
+        self.0
+            .iter_mut()
+            .map(|(k, v)| (k.to_string(), SizeSummary::of(v)))
+            .collect()
+    }
+}
+
+/// A distribution of frame sizes in bytes (nearest-rank percentiles).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SizeSummary {
+    pub count: usize,
+    pub mean: f64,
+    pub p50: u32,
+    pub p90: u32,
+    pub max: u32,
+}
+
+impl SizeSummary {
+    fn of(sizes: &mut [u32]) -> SizeSummary {
+        if sizes.is_empty() {
+            return SizeSummary::default();
+        }
+        sizes.sort_unstable();
+        let n = sizes.len();
+        let at = |p: f64| sizes[(((p / 100.0) * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let total: u64 = sizes.iter().map(|b| u64::from(*b)).sum();
+        SizeSummary {
+            count: n,
+            mean: round3(total as f64 / n as f64),
+            p50: at(50.0),
+            p90: at(90.0),
+            max: at(100.0),
+        }
+    }
+}
+
+impl std::fmt::Display for SizeSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "p50 {} B  p90 {} B  max {} B  mean {:.0} B  (n = {})",
+            self.p50, self.p90, self.max, self.mean, self.count
+        )
+    }
+}
+
 /// Errors by kind (`http_409`, `connect`, `ws_stale`, `timeout`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Errors(BTreeMap<String, u64>);
@@ -215,6 +291,25 @@ mod tests {
         s.record(Duration::from_secs(u64::MAX / 4));
         assert_eq!(s.percentile(50.0), Some(3000));
         assert_eq!(s.percentile(100.0), Some(u32::MAX));
+    }
+
+    #[test]
+    fn frame_sizes_by_type_with_states_and_patches_together() {
+        let mut f = FrameSizes::default();
+        for (kind, n) in [
+            ("state", 26_000),
+            ("patch", 300),
+            ("patch", 500),
+            ("events", 90),
+        ] {
+            f.record(kind, n);
+        }
+        let s = f.summary();
+        assert_eq!(s["patch"].p50, 300);
+        assert_eq!(s["patch"].max, 500);
+        assert_eq!(s["state_or_patch"].count, 3);
+        assert_eq!(s["state_or_patch"].p50, 500);
+        assert_eq!(s["events"].mean, 90.0);
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! One table of the load run: a game created over HTTP, both seats joined, two players and
 //! its spectators on their own WebSockets. The players choose random legal actions with the
 //! engine's random player (from the JSON they are sent, knowing no rules) after a think time,
-//! and time each round trip — action sent → the new `state` received. The acting player notes
-//! when it got each state on the table's [`Clock`]; every spectator measures how much later it
-//! got the same seq (the fan-out delay).
+//! and time each round trip — action sent → the new state received. By default the players ask
+//! for patches, as the page does, and keep their state message up to date by applying them;
+//! with `--full-states` they read full `state` frames. The acting player notes when it got
+//! each state on the table's [`Clock`]; every spectator measures how much later it got the
+//! same seq (the fan-out delay). Every frame's size is recorded, by audience and type.
 
-use super::stats::{Errors, Samples};
+use super::stats::{Errors, FrameSizes, Samples};
 use super::wire::{self, Api, Frame, Head, Socket, WireError};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,6 +34,8 @@ pub struct Plan {
     pub think: Duration,
     /// Spectators ask for RFC 6902 patch frames after their first state.
     pub patches: bool,
+    /// Players ask for patch frames after their first state (as the page does).
+    pub player_patches: bool,
     pub seed: u64,
     /// Players stop once the game reaches this seq (seeding unfinished games).
     pub stop_at_seq: Option<u64>,
@@ -66,6 +70,10 @@ pub struct Outcome {
     pub games_finished: u64,
     /// Spectator receipts with no matching acting-player receipt (should stay 0).
     pub fanout_unmatched: u64,
+    /// Sizes of the frames the players received while playing.
+    pub player_frames: FrameSizes,
+    /// Sizes of the frames the spectators received while playing.
+    pub spectator_frames: FrameSizes,
 }
 
 impl Outcome {
@@ -77,6 +85,8 @@ impl Outcome {
         self.games_started += o.games_started;
         self.games_finished += o.games_finished;
         self.fanout_unmatched += o.fanout_unmatched;
+        self.player_frames.merge(o.player_frames);
+        self.spectator_frames.merge(o.spectator_frames);
     }
 }
 
@@ -102,7 +112,7 @@ pub async fn set_up(plan: &Plan, name: &str, gate: &Arc<Semaphore>) -> Result<Ta
         let mut socket = wire::connect(&url).await?;
         let first: ClientFrame<&serde_json::value::RawValue> = ClientFrame::Join {
             token,
-            patches: false,
+            patches: plan.player_patches,
         };
         wire::send(&mut socket, &first).await?;
         let state = first_state(&mut socket).await?;
@@ -150,6 +160,9 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
     let mut players = Vec::new();
     for (i, (socket, first)) in table.players.into_iter().enumerate() {
         let player = Player {
+            doc: None,
+            patches: plan.player_patches,
+            started: false,
             rng: ChaCha8Rng::seed_from_u64(seed.wrapping_mul(2).wrapping_add(i as u64)),
             think: plan.think,
             stop_at_seq: plan.stop_at_seq,
@@ -189,10 +202,11 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
     }
     out.games_finished = u64::from(finished);
     for w in watchers {
-        let Ok((mut fanout, late, errors)) = w.await else {
+        let Ok((mut fanout, late, errors, sizes)) = w.await else {
             out.errors.add("task_panicked");
             continue;
         };
+        out.spectator_frames.merge(sizes);
         // Receipts that came before the acting player's are matched now that it has finished.
         for (seq, at) in late {
             match clock.get(seq) {
@@ -208,6 +222,11 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
 
 /// One seat.
 struct Player {
+    /// With patches: the latest state message, kept up to date by applying each patch.
+    doc: Option<serde_json::Value>,
+    patches: bool,
+    /// The first state (read while setting up) has been handled.
+    started: bool,
     rng: ChaCha8Rng,
     think: Duration,
     stop_at_seq: Option<u64>,
@@ -284,8 +303,13 @@ impl Player {
                 return Step::Stop;
             }
         };
+        // Every frame after the first state (read while setting up) counts.
+        if self.started {
+            self.out.player_frames.record(&frame.kind, text.len());
+        }
+        self.started = true;
         match frame.kind.as_ref() {
-            "state" => {}
+            "state" | "patch" => {}
             "error" => {
                 let code = frame.code.as_deref().unwrap_or("unknown");
                 self.out.errors.add(format!("ws_{code}"));
@@ -299,10 +323,38 @@ impl Player {
             }
             _ => return Step::Read,
         }
-        let (Some(seq), Some(view)) = (frame.seq, frame.view) else {
-            self.out.errors.add("bad_frame");
-            return Step::Stop;
+        // The state to decide on: read from the frame itself (a full state read partially), or
+        // from the state message kept up to date by the patches.
+        let decision = if self.patches {
+            match self.follow(&frame.kind, text.as_str()) {
+                Ok(d) => d,
+                Err(kind) => {
+                    self.out.errors.add(kind);
+                    return Step::Stop;
+                }
+            }
+        } else {
+            let (Some(seq), Some(view)) = (frame.seq, &frame.view) else {
+                self.out.errors.add("bad_frame");
+                return Step::Stop;
+            };
+            let raw = frame.legal_actions.as_deref().unwrap_or_default();
+            let actions: Vec<crate::rules::Action> = raw
+                .iter()
+                .filter_map(|r| serde_json::from_str(r.get()).ok())
+                .collect();
+            if actions.len() != raw.len() {
+                self.out.errors.add("unknown_action");
+                return Step::Stop;
+            }
+            Decision {
+                seq,
+                phase: view.phase,
+                to_act: view.to_act,
+                actions,
+            }
         };
+        let seq = decision.seq;
         if let Some((sent, t0)) = *pending
             && seq > sent
         {
@@ -312,15 +364,14 @@ impl Player {
             *pending = None;
         }
         let stop_here = self.stop_at_seq.is_some_and(|s| seq >= s);
-        if view.to_act.is_none() || stop_here {
-            if view.to_act.is_none() {
+        if decision.to_act.is_none() || stop_here {
+            if decision.to_act.is_none() {
                 self.out.games_finished = 1;
             }
             self.last.send_replace(Some(seq));
             return Step::Stop;
         }
-        let legal = frame.legal_actions.unwrap_or_default();
-        if legal.is_empty() || pending.is_some() {
+        if decision.actions.is_empty() || pending.is_some() {
             return Step::State;
         }
         if !self.think.is_zero() {
@@ -333,12 +384,27 @@ impl Player {
         } else if Instant::now() >= self.deadline {
             return Step::Stop;
         }
-        let Some(raw) = self.choose(view.phase, &legal) else {
+        let chosen = self
+            .choose(decision.phase, &decision.actions)
+            .and_then(|i| {
+                if self.patches {
+                    let doc = self.doc.as_ref()?;
+                    doc["legal_actions"].get(i).map(serde_json::Value::to_string)
+                } else {
+                    let raw = frame.legal_actions.as_ref()?;
+                    raw.get(i).map(|r| r.get().to_string())
+                }
+            });
+        let Some(chosen) = chosen else {
             self.out.errors.add("no_legal_action");
             return Step::Stop;
         };
+        let Ok(raw) = serde_json::value::RawValue::from_string(chosen) else {
+            self.out.errors.add("bad_frame");
+            return Step::Stop;
+        };
         let sent = Instant::now();
-        if let Err(e) = wire::send(socket, &ClientFrame::Action { seq, action: raw }).await {
+        if let Err(e) = wire::send(socket, &ClientFrame::Action { seq, action: &*raw }).await {
             self.out.errors.add(e.kind());
             return Step::Stop;
         }
@@ -346,24 +412,55 @@ impl Player {
         Step::State
     }
 
-    /// The engine's random player's choice among the raw legal actions, returned unchanged.
-    fn choose<'a>(
+    /// Keep the state message up to date: a full `state` replaces it, a `patch` is applied to
+    /// it. Returns what to decide on, or the kind of error.
+    fn follow(&mut self, kind: &str, text: &str) -> Result<Decision, &'static str> {
+        if kind == "state" {
+            self.doc = Some(serde_json::from_str(text).map_err(|_| "bad_frame")?);
+        } else {
+            let patch: wire::PatchFrame = serde_json::from_str(text).map_err(|_| "bad_frame")?;
+            let doc = self.doc.as_mut().ok_or("patch_before_state")?;
+            siege_protocol::patch::apply(doc, &patch.ops).map_err(|_| "bad_patch")?;
+            if doc["seq"].as_u64() != Some(patch.seq) {
+                return Err("bad_patch");
+            }
+        }
+        let doc = self.doc.as_ref().ok_or("bad_frame")?;
+        let seq = doc["seq"].as_u64().ok_or("bad_frame")?;
+        let view: wire::ViewHead =
+            serde::Deserialize::deserialize(&doc["view"]).map_err(|_| "bad_frame")?;
+        let legal = doc["legal_actions"].as_array().map_or(&[][..], Vec::as_slice);
+        let actions = legal
+            .iter()
+            .map(serde::Deserialize::deserialize)
+            .collect::<Result<Vec<crate::rules::Action>, _>>()
+            .map_err(|_| "unknown_action")?;
+        Ok(Decision {
+            seq,
+            phase: view.phase,
+            to_act: view.to_act,
+            actions,
+        })
+    }
+
+    /// The index of the engine's random player's choice among the legal actions.
+    fn choose(
         &mut self,
         phase: siege_protocol::Phase,
-        legal: &[&'a serde_json::value::RawValue],
-    ) -> Option<&'a serde_json::value::RawValue> {
-        let parsed: Vec<crate::rules::Action> = legal
-            .iter()
-            .filter_map(|raw| serde_json::from_str(raw.get()).ok())
-            .collect();
-        if parsed.len() != legal.len() {
-            self.out.errors.add("unknown_action");
-            return legal.first().copied();
-        }
-        let chosen = crate::rules::random::choose(&mut self.rng, phase, &parsed)?;
-        let index = parsed.iter().position(|a| std::ptr::eq(a, chosen))?;
-        legal.get(index).copied()
+        actions: &[crate::rules::Action],
+    ) -> Option<usize> {
+        let chosen = crate::rules::random::choose(&mut self.rng, phase, actions)?;
+        actions.iter().position(|a| std::ptr::eq(a, chosen))
     }
+}
+
+/// What a player decides on: the state's seq, phase, whose decision it is, and the legal
+/// actions read (the chosen one is sent back as the server wrote it).
+struct Decision {
+    seq: u64,
+    phase: siege_protocol::Phase,
+    to_act: Option<siege_protocol::Side>,
+    actions: Vec<crate::rules::Action>,
 }
 
 /// What a player does after a frame.
@@ -378,16 +475,17 @@ enum Step {
 }
 
 /// A spectator: note when each new seq arrives and how long after the acting player got it.
-/// Returns the delays, the receipts that came before the acting player's (matched later) and
-/// the errors.
+/// Returns the delays, the receipts that came before the acting player's (matched later), the
+/// errors and the sizes of the frames it received.
 async fn watch_table(
     mut socket: Socket,
     mut seen: u64,
     clock: Arc<Clock>,
     mut last: watch::Receiver<Option<u64>>,
     deadline: Instant,
-) -> (Samples, Vec<(u64, Instant)>, Errors) {
+) -> (Samples, Vec<(u64, Instant)>, Errors, FrameSizes) {
     let (mut fanout, mut early, mut errors) = (Samples::new(), Vec::new(), Errors::default());
+    let mut sizes = FrameSizes::default();
     let mut until = deadline;
     let mut players_gone = false;
     loop {
@@ -413,7 +511,11 @@ async fn watch_table(
             }
         };
         let at = Instant::now();
-        match Head::parse(text.as_str()) {
+        let head = Head::parse(text.as_str());
+        if let Ok(h) = &head {
+            sizes.record(&h.kind, text.len());
+        }
+        match head {
             Ok(h) if h.kind == "state" || h.kind == "patch" => {
                 let seq = h.seq.unwrap_or(0);
                 if seq > seen {
@@ -430,5 +532,5 @@ async fn watch_table(
         }
     }
     let _ = socket.close(None).await;
-    (fanout, early, errors)
+    (fanout, early, errors, sizes)
 }

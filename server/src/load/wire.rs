@@ -96,6 +96,42 @@ impl Api {
         read_json(resp, 200).await
     }
 
+    /// `GET /api/games?status=…&limit=…`: the ids of the newest games of that status.
+    pub async fn list(&self, status: &str, limit: usize) -> Result<Vec<String>, WireError> {
+        #[derive(Deserialize)]
+        struct Listed {
+            game_id: String,
+        }
+        let resp = self
+            .client
+            .get(format!(
+                "{}/api/games?status={status}&limit={limit}",
+                self.base
+            ))
+            .send()
+            .await?;
+        let games: Vec<Listed> = read_json(resp, 200).await?;
+        Ok(games.into_iter().map(|g| g.game_id).collect())
+    }
+
+    /// `GET /api/games/{id}`, its body unread beyond the status.
+    pub async fn touch(&self, id: &str) -> Result<(), WireError> {
+        let resp = self
+            .client
+            .get(format!("{}/api/games/{id}", self.base))
+            .send()
+            .await?;
+        let status = resp.status().as_u16();
+        let body = resp.bytes().await?;
+        if status != 200 {
+            return Err(WireError::Status {
+                status,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// `GET /bench/stages` (with `--bench-routes`): where the server's time went since the
     /// last call; `None` when the route is not served.
     pub async fn stages(&self) -> Option<super::stages::StagesReport> {
@@ -194,6 +230,13 @@ impl<'a> Frame<'a> {
     pub fn parse(text: &'a str) -> Result<Frame<'a>, WireError> {
         serde_json::from_str(text).map_err(|e| WireError::Frame(e.to_string()))
     }
+}
+
+/// A `patch` frame: the seq it brings the state to and its RFC 6902 operations.
+#[derive(Debug, Deserialize)]
+pub struct PatchFrame {
+    pub seq: u64,
+    pub ops: Vec<serde_json::Value>,
 }
 
 /// A frame read by a spectator: only its type and seq (the view, events and patch operations

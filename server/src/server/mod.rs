@@ -12,6 +12,7 @@ mod ws;
 pub use error::{AppError, WireError};
 
 use crate::games::{Games, GamesConfig};
+use crate::probe::Probes;
 use crate::rules::{Scenario, ScenarioError};
 use crate::store::writer::{self, Writer};
 use crate::store::{Store, StoreError};
@@ -44,15 +45,20 @@ pub struct Config {
     pub database: String,
     /// The static page's folder; a missing folder only makes `/` answer 404.
     pub web_dir: PathBuf,
-    /// Whether the benchmark routes are served: `GET /bench/echo` (a bare WebSocket echo for
-    /// the load generator) and `GET /bench/stages` (where accepted actions' time went).
-    pub bench_routes: bool,
+    /// Where the game path reports its measurements (none by default; `siege serve
+    /// --bench-routes` plugs in the load generator's stage timers).
+    pub probe: Probes,
     /// Connections allowed per game.
     pub max_connections_per_game: usize,
     /// Frames a socket may send per second (bursts of twice as many).
     pub frame_rate: u32,
     /// How long a game with nobody connected stays loaded.
     pub idle_unload: Duration,
+    /// Within a game turn, a snapshot of the state at least every this many actions (one is
+    /// stored at the start of every turn too).
+    pub snapshot_every: u64,
+    /// The background audit, or none.
+    pub audit: Option<crate::audit::AuditConfig>,
     /// The most actions the writer commits in one transaction: [`writer::MAX_BATCH`] (group
     /// commit), or `SIEGE_COMMIT_BATCH` from the environment — `1` turns group commit off, to
     /// measure what it gains (docs/benchmarks.md).
@@ -68,10 +74,12 @@ impl Config {
             addr: addr.into(),
             database: database.into(),
             web_dir: default_web_dir(),
-            bench_routes: false,
+            probe: Probes::off(),
             max_connections_per_game: limits::MAX_CONNECTIONS_PER_GAME,
             frame_rate: limits::RATE_PER_SECOND,
-            idle_unload: Duration::from_secs(600),
+            idle_unload: Duration::from_secs(crate::games::IDLE_UNLOAD_SECS),
+            snapshot_every: crate::games::SNAPSHOT_EVERY,
+            audit: Some(crate::audit::AuditConfig::default()),
             commit_batch: commit_batch_from_env(),
             suggest_nodes: crate::analysis::SUGGEST_NODES,
         }
@@ -118,13 +126,10 @@ pub struct AppState {
     /// Every WebSocket connection, so shutdown can wait for them to close.
     pub sockets: TaskTracker,
     pub web_dir: PathBuf,
-    pub bench_routes: bool,
     /// Frames a socket may send per second.
     pub frame_rate: u32,
     /// Playouts a `hard` engine hint may run.
     pub suggest_nodes: u32,
-    /// With `--bench-routes`: where the actions' time goes (`GET /bench/stages`).
-    pub stages: Option<Arc<crate::load::stages::StageTimes>>,
     /// Numbers connections in the logs.
     next_conn: Arc<AtomicU64>,
 }
@@ -139,10 +144,8 @@ impl AppState {
             shutdown,
             sockets: TaskTracker::new(),
             web_dir: config.web_dir.clone(),
-            bench_routes: config.bench_routes,
             frame_rate: config.frame_rate,
             suggest_nodes: config.suggest_nodes,
-            stages: None,
             next_conn: Arc::new(AtomicU64::new(1)),
         }
     }
@@ -150,7 +153,7 @@ impl AppState {
 
 /// The router: the API, the game sockets, and the static page.
 pub fn app(state: AppState) -> Router {
-    let mut router = Router::new()
+    let router = Router::new()
         .route("/healthz", get(http::healthz))
         .route("/api/scenario", get(http::scenario))
         .route("/api/games", post(http::create).get(http::list))
@@ -162,11 +165,6 @@ pub fn app(state: AppState) -> Router {
         .route("/api/analysis", post(http::analysis))
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
-    if state.bench_routes {
-        router = router
-            .route("/bench/echo", get(bench_echo))
-            .route("/bench/stages", get(bench_stages));
-    }
     let next_request = Arc::new(AtomicU64::new(1));
     router
         .fallback_service(ServeDir::new(&state.web_dir))
@@ -205,22 +203,6 @@ async fn game_socket(
         .into_response())
 }
 
-/// `GET /bench/echo`.
-async fn bench_echo(State(app): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
-    let sockets = app.sockets.clone();
-    upgrade
-        .read_buffer_size(limits::READ_BUFFER)
-        .max_message_size(limits::MAX_TRANSPORT_FRAME)
-        .on_upgrade(move |socket| sockets.track_future(ws::echo(socket, app)))
-        .into_response()
-}
-
-/// `GET /bench/stages`: the stage times since the last call, then afresh.
-async fn bench_stages(State(app): State<AppState>) -> Response {
-    let report = app.stages.as_ref().map(|s| s.take()).unwrap_or_default();
-    axum::Json(report).into_response()
-}
-
 /// A server, bound and ready to run.
 pub struct Server {
     listener: TcpListener,
@@ -229,18 +211,18 @@ pub struct Server {
     writer: Writer,
     writer_task: JoinHandle<()>,
     store: Store,
+    /// Routes mounted beside the API by whoever starts the server (the benchmark routes).
+    extra: Router,
 }
 
 impl Server {
-    /// Open the store (migrating it), rebuild every unfinished game from its log, and bind.
+    /// Open the store (migrating it), start the background audit, and bind. No game is loaded
+    /// here, however many the store holds: each loads when first touched.
     pub async fn bind(config: &Config) -> Result<Server, ServerError> {
         let scenario = Arc::new(Scenario::load_default()?);
         let store = Store::open(&config.database).await?;
-        let stages = config
-            .bench_routes
-            .then(|| Arc::new(crate::load::stages::StageTimes::default()));
         let (writer, writer_task) =
-            Writer::start_with(store.clone(), config.commit_batch, stages.clone());
+            Writer::start_with(store.clone(), config.commit_batch, config.probe.clone());
         if config.commit_batch < writer::MAX_BATCH {
             tracing::warn!(
                 batch = config.commit_batch,
@@ -250,7 +232,7 @@ impl Server {
         let shutdown = CancellationToken::new();
         let games_tracker = TaskTracker::new();
         let games = Games::new(
-            scenario,
+            scenario.clone(),
             store.clone(),
             writer.clone(),
             shutdown.clone(),
@@ -258,23 +240,28 @@ impl Server {
             GamesConfig {
                 max_connections: config.max_connections_per_game,
                 idle: config.idle_unload,
-                stages: stages.clone(),
+                probe: config.probe.clone(),
+                snapshot_every: config.snapshot_every,
             },
         );
-        let (loaded, broken) = games.rebuild_unfinished().await?;
-        if broken > 0 {
-            tracing::error!(
-                broken,
-                "games whose logs do not replay are held; see the errors above"
-            );
+        if let Some(audit) = &config.audit {
+            crate::audit::start(
+                audit.clone(),
+                crate::audit::Links {
+                    database: config.database.clone(),
+                    scenario,
+                    writer: writer.clone(),
+                    games: games.clone(),
+                    runtime: tokio::runtime::Handle::current(),
+                    shutdown: shutdown.clone(),
+                },
+            )?;
         }
-        tracing::info!(loaded, "unfinished games rebuilt from their logs");
         if !config.web_dir.is_dir() {
             tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
         }
         let listener = TcpListener::bind(&config.addr).await?;
-        let mut state = AppState::new(games, shutdown, config);
-        state.stages = stages;
+        let state = AppState::new(games, shutdown, config);
         Ok(Server {
             listener,
             state,
@@ -282,6 +269,7 @@ impl Server {
             writer,
             writer_task,
             store,
+            extra: Router::new(),
         })
     }
 
@@ -295,6 +283,23 @@ impl Server {
         self.state.shutdown.clone()
     }
 
+    /// The games registry (to see how many games are loaded, in tests and benchmarks).
+    pub fn games(&self) -> Games {
+        self.state.games.clone()
+    }
+
+    /// The tracker of every socket: shutdown waits for the sockets it tracks.
+    pub fn socket_tracker(&self) -> TaskTracker {
+        self.state.sockets.clone()
+    }
+
+    /// Serve `routes` beside the API (e.g. the benchmark routes, `crate::load::routes`); the
+    /// game path knows nothing of them.
+    pub fn mount(&mut self, routes: Router) {
+        let extra = std::mem::take(&mut self.extra);
+        self.extra = extra.merge(routes);
+    }
+
     /// Serve until the shutdown token is cancelled, then shut down in order.
     pub async fn run(self) -> Result<(), ServerError> {
         let shutdown = self.state.shutdown.clone();
@@ -306,7 +311,7 @@ impl Server {
                 tracing::warn!(error = %e, "could not set TCP_NODELAY");
             }
         });
-        let served = axum::serve(listener, app(self.state))
+        let served = axum::serve(listener, app(self.state).merge(self.extra))
             .with_graceful_shutdown(shutdown.clone().cancelled_owned())
             .await;
         shutdown.cancel();

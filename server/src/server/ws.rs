@@ -14,7 +14,7 @@ use crate::rules::Action;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use futures_util::SinkExt;
 use serde_json::Value;
-use siege_protocol::{ClientFrame, You, codes};
+use siege_protocol::{ClientFrame, You, action_from_frame, codes};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
@@ -123,35 +123,9 @@ fn first_frame(text: &str) -> Result<(Claim, Option<u64>, bool), WireError> {
     }
 }
 
-/// Parse a client frame: broken JSON is `bad_json`, a missing or unknown `type` is
-/// `unknown_type`, a known type with the wrong fields is `bad_json` again.
+/// Parse a client frame (the rules of [`ClientFrame::parse`]).
 fn parse(text: &str) -> Result<ClientFrame<Value>, WireError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| WireError::new(codes::BAD_JSON, format!("not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(WireError::new(codes::BAD_JSON, "a frame is a JSON object"));
-    }
-    let kind = value.get("type").and_then(Value::as_str);
-    match kind {
-        Some(k) if ClientFrame::<Value>::TYPES.contains(&k) => {}
-        Some(k) => {
-            return Err(WireError::new(
-                codes::UNKNOWN_TYPE,
-                format!(
-                    "unknown frame type {k:?}; expected one of {:?}",
-                    ClientFrame::<Value>::TYPES
-                ),
-            ));
-        }
-        None => {
-            return Err(WireError::new(
-                codes::UNKNOWN_TYPE,
-                "a frame is a JSON object with a string \"type\"",
-            ));
-        }
-    }
-    serde_json::from_value(value)
-        .map_err(|e| WireError::new(codes::BAD_JSON, format!("bad frame: {e}")))
+    ClientFrame::parse(text).map_err(|e| WireError::new(e.code, e.message))
 }
 
 /// An attached connection.
@@ -253,17 +227,7 @@ impl Connection {
             let e = WireError::new(codes::SPECTATOR, "spectators watch; they cannot act");
             return self.refuse(socket, e).await;
         };
-        let parsed: Result<Action, String> = serde_json::from_value(action.clone())
-            .map_err(|e| e.to_string())
-            .and_then(|a: Action| {
-                // "Sent back unchanged": fields the action does not have are refused too (serde
-                // lets them through on actions without fields).
-                match serde_json::to_value(&a) {
-                    Ok(round) if round == action => Ok(a),
-                    _ => Err("it carries fields this action does not have".to_string()),
-                }
-            });
-        let action: Action = match parsed {
+        let action: Action = match action_from_frame(&action) {
             Ok(a) => a,
             Err(e) => {
                 let msg = format!(
@@ -397,30 +361,4 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
         reason: Utf8Bytes::from_static(reason),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
-}
-
-/// `GET /bench/echo` (with `--bench-routes`): echo every text frame, for the load generator.
-pub async fn echo(mut socket: WebSocket, app: AppState) {
-    loop {
-        tokio::select! {
-            () = app.shutdown.cancelled() => {
-                close(&mut socket, close_code::AWAY, "server shutting down").await;
-                return;
-            }
-            msg = socket.recv() => match msg {
-                Some(Ok(Message::Text(t))) => {
-                    if socket.send(Message::Text(t)).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(Message::Binary(b))) => {
-                    if socket.send(Message::Binary(b)).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(_)) => {}
-                _ => return,
-            }
-        }
-    }
 }

@@ -12,6 +12,7 @@ pub mod writer;
 pub use rows::{ActionRow, GameRow, SummaryRow};
 pub use time::{now_ms, rfc3339};
 
+use crate::rules::HashVersion;
 use siege_protocol::{GameLog, GameStatus, Seats, Side};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -53,6 +54,8 @@ pub struct NewGame {
     pub token_hash: String,
     /// The custom position (JSON) the game starts from, if not the setup of section 22.
     pub position: Option<String>,
+    /// The version its state hashes are computed with.
+    pub hash_version: HashVersion,
 }
 
 /// The shared handle on the database.
@@ -76,16 +79,29 @@ impl Store {
         Store::connect(url, false).await
     }
 
-    async fn connect(url: &str, create: bool) -> Result<Store, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)?
+    /// A second, small handle on a database the server has already opened and migrated: one
+    /// connection, no migration (the background audit reads through it).
+    pub async fn open_reader(url: &str) -> Result<Store, StoreError> {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(Store::options(url, false)?)
+            .await?;
+        Ok(Store { pool })
+    }
+
+    fn options(url: &str, create: bool) -> Result<SqliteConnectOptions, StoreError> {
+        Ok(SqliteConnectOptions::from_str(url)?
             .create_if_missing(create)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(BUSY_TIMEOUT);
+            .busy_timeout(BUSY_TIMEOUT))
+    }
+
+    async fn connect(url: &str, create: bool) -> Result<Store, StoreError> {
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
-            .connect_with(options)
+            .connect_with(Store::options(url, create)?)
             .await?;
         sqlx::migrate!("../migrations").run(&pool).await?;
         Ok(Store { pool })
@@ -113,8 +129,8 @@ impl Store {
         let id = game.id.to_string();
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position) \
-             VALUES (?, ?, 'open', ?, ?, NULL, ?, ?, ?)",
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version) \
+             VALUES (?, ?, 'open', ?, ?, NULL, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&game.name)
@@ -123,6 +139,7 @@ impl Store {
         .bind(now)
         .bind(now)
         .bind(&game.position)
+        .bind(i64::from(game.hash_version.number()))
         .execute(&mut *tx)
         .await?;
         sqlx::query("INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?)")
@@ -181,7 +198,8 @@ impl Store {
     /// The game row, if there is one.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>, StoreError> {
         Ok(sqlx::query_as::<_, GameRow>(
-            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at, position \
+            "SELECT id, name, status, seed, seed_commitment, result, created_at, updated_at, position, \
+               hash_version, audited_seq, audit_error \
              FROM games WHERE id = ?",
         )
         .bind(id.to_string())
@@ -236,6 +254,7 @@ impl Store {
             seed_commitment: row.seed_commitment.clone(),
             seed: (finished || reveal_seed).then(|| hex::encode(&row.seed)),
             position: row.position()?,
+            hash_version: row.hash_version()?.number(),
             entries,
         }))
     }
@@ -276,7 +295,66 @@ impl Store {
         .await?)
     }
 
-    /// The ids of every game not yet finished, to rebuild at start-up.
+    /// The latest snapshot of a game after entry `after` and at or before entry `upto`, with
+    /// the state hash the log stores for its entry: `(seq, state JSON, state hash)`.
+    pub async fn snapshot(
+        &self,
+        id: Uuid,
+        after: u64,
+        upto: u64,
+    ) -> Result<Option<(u64, String, String)>, StoreError> {
+        let row: Option<(i64, String, String)> = sqlx::query_as(
+            "SELECT s.seq, s.state, a.state_hash FROM snapshots s \
+             JOIN actions a ON a.game_id = s.game_id AND a.seq = s.seq \
+             WHERE s.game_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq DESC LIMIT 1",
+        )
+        .bind(id.to_string())
+        .bind(clamp(after))
+        .bind(clamp(upto))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(seq, state, hash)| (u64::try_from(seq).unwrap_or(0), state, hash)))
+    }
+
+    /// Every snapshot of a game after entry `after`, in order: `(seq, state JSON)`.
+    pub async fn snapshots(&self, id: Uuid, after: u64) -> Result<Vec<(u64, String)>, StoreError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, state FROM snapshots WHERE game_id = ? AND seq > ? ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .bind(clamp(after))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, state)| (u64::try_from(seq).unwrap_or(0), state))
+            .collect())
+    }
+
+    /// Games whose logs have entries the background audit has not checked, after `after` (a
+    /// rowid) in rowid order: `(rowid, id)`.
+    pub async fn to_audit(&self, after: i64, limit: u32) -> Result<Vec<(i64, Uuid)>, StoreError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT g.rowid, g.id FROM games g \
+             WHERE g.rowid > ? AND g.audit_error IS NULL \
+               AND g.audited_seq < (SELECT coalesce(max(a.seq), 0) FROM actions a WHERE a.game_id = g.id) \
+             ORDER BY g.rowid LIMIT ?",
+        )
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(rowid, id)| {
+                Uuid::parse_str(&id)
+                    .map(|u| (rowid, u))
+                    .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))
+            })
+            .collect()
+    }
+
+    /// The ids of every game not yet finished, oldest first: found by a query, never by
+    /// loading games (the server loads a game only when it is touched).
     pub async fn unfinished(&self) -> Result<Vec<Uuid>, StoreError> {
         let rows: Vec<(String,)> =
             sqlx::query_as("SELECT id FROM games WHERE status != 'finished' ORDER BY created_at")

@@ -19,6 +19,12 @@ pub struct GameRow {
     pub updated_at: i64,
     /// The custom position (JSON) the game started from, if any.
     pub position: Option<String>,
+    /// The version of the game's state hashes.
+    pub hash_version: i64,
+    /// Entries the background audit has replayed from the seed and found sound.
+    pub audited_seq: i64,
+    /// Why the background audit found the log unsound, if it did.
+    pub audit_error: Option<String>,
 }
 
 impl GameRow {
@@ -37,6 +43,16 @@ impl GameRow {
                     .map_err(|e| StoreError::Corrupt(format!("game {}: position: {e}", self.id)))
             })
             .transpose()
+    }
+
+    /// The version of the game's state hashes, checked.
+    pub fn hash_version(&self) -> Result<crate::rules::HashVersion, StoreError> {
+        crate::rules::HashVersion::from_number(self.hash_version).ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "game {}: hash version {}",
+                self.id, self.hash_version
+            ))
+        })
     }
 
     /// The 32-byte seed, checked.

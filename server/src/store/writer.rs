@@ -7,6 +7,10 @@
 //! If a batch fails, its entries are retried one by one so that one bad entry cannot take the
 //! others' actions down with it.
 //!
+//! Besides actions the writer takes [`Note`]s — snapshots found while replaying a game, the
+//! background audit's marks — which nobody waits for: they are written after the actions, when
+//! no action is waiting, so they never hold one up.
+//!
 //! The writer keeps one connection for itself, and a batch that is one `INSERT` (one chunk, no
 //! game finished) is committed by that statement alone, in SQLite's autocommit: sqlx runs every
 //! statement on the connection's own thread, so `acquire` (with its ping), `BEGIN`, `INSERT`
@@ -14,11 +18,10 @@
 //! each round trip waits for a CPU.
 
 use super::{Store, StoreError};
-use crate::load::stages::StageTimes;
+use crate::probe::Probes;
 use siege_protocol::{Phase, Side};
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
-use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -47,12 +50,37 @@ pub struct Entry {
     /// The result's JSON when this action ended the game: the game row is marked finished in
     /// the same transaction.
     pub finished: Option<String>,
+    /// The rules state's JSON after this action, when a snapshot is due: written in the same
+    /// transaction.
+    pub snapshot: Option<String>,
+}
+
+/// A write nobody waits for.
+#[derive(Clone, Debug)]
+pub enum Note {
+    /// Snapshots of a game's state, `(seq, state JSON)`, found while replaying its log.
+    Snapshots {
+        game_id: String,
+        snapshots: Vec<(u64, String)>,
+    },
+    /// The background audit replayed entries `1..=seq` from the seed: sound, with the state
+    /// after `seq` as its checkpoint, or not, and why.
+    Audited {
+        game_id: String,
+        seq: u64,
+        checkpoint: Option<String>,
+        error: Option<String>,
+    },
 }
 
 enum Msg {
     Append(Entry, oneshot::Sender<Result<(), StoreError>>),
+    Note(Note),
     Close(oneshot::Sender<()>),
 }
+
+/// Notes held while actions keep coming, before they are written anyway.
+const MAX_NOTES: usize = 256;
 
 /// The cheap handle game tasks append through.
 #[derive(Clone, Debug)]
@@ -69,20 +97,16 @@ impl std::fmt::Debug for Msg {
 impl Writer {
     /// Start the writer task on `store`, committing up to [`MAX_BATCH`] actions at once.
     pub fn start(store: Store) -> (Writer, JoinHandle<()>) {
-        Writer::start_with(store, MAX_BATCH, None)
+        Writer::start_with(store, MAX_BATCH, Probes::off())
     }
 
     /// Start the writer task committing at most `max_batch` actions per transaction. A batch of
     /// 1 turns group commit off (one transaction, one fsync per action): kept so that the
     /// gain of group commit can be measured (`SIEGE_COMMIT_BATCH=1`, docs/benchmarks.md).
-    /// With `stages` (benchmarks), each transaction's time and size is recorded.
-    pub fn start_with(
-        store: Store,
-        max_batch: usize,
-        stages: Option<Arc<StageTimes>>,
-    ) -> (Writer, JoinHandle<()>) {
+    /// Each transaction's time and size is reported to `probe`.
+    pub fn start_with(store: Store, max_batch: usize, probe: Probes) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH), stages));
+        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH), probe));
         (Writer { tx }, task)
     }
 
@@ -94,6 +118,14 @@ impl Writer {
             .await
             .map_err(|_| StoreError::WriterGone)?;
         wait.await.map_err(|_| StoreError::WriterGone)?
+    }
+
+    /// Queue `note` to be written when no action waits. Never waits itself: with the queue
+    /// full, the note is dropped (snapshots are a cache, and the audit comes back).
+    pub fn note(&self, note: Note) {
+        if self.tx.try_send(Msg::Note(note)).is_err() {
+            tracing::debug!("writer queue full: a note was dropped");
+        }
     }
 
     /// Finish every append queued before this call, then stop the writer.
@@ -129,34 +161,97 @@ impl Link {
         }
         result
     }
+
+    /// One transaction of notes.
+    async fn write_notes(&mut self, notes: &[Note]) -> Result<(), StoreError> {
+        let result = write_notes(self.conn().await?, notes).await;
+        if result.is_err() {
+            self.conn = None;
+        }
+        result
+    }
 }
 
-async fn run(
-    store: Store,
-    mut rx: mpsc::Receiver<Msg>,
-    max_batch: usize,
-    stages: Option<Arc<StageTimes>>,
-) {
+/// Snapshots already written are left as they are: the same seq always has the same state.
+const INSERT_SNAPSHOT: &str =
+    "INSERT INTO snapshots (game_id, seq, state) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
+
+async fn insert_snapshot(
+    conn: &mut SqliteConnection,
+    game_id: &str,
+    seq: u64,
+    state: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(INSERT_SNAPSHOT)
+        .bind(game_id)
+        .bind(i64::try_from(seq).unwrap_or(i64::MAX))
+        .bind(state)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+async fn write_notes(conn: &mut SqliteConnection, notes: &[Note]) -> Result<(), StoreError> {
+    let mut tx = conn.begin().await?;
+    for note in notes {
+        match note {
+            Note::Snapshots { game_id, snapshots } => {
+                for (seq, state) in snapshots {
+                    insert_snapshot(&mut tx, game_id, *seq, state).await?;
+                }
+            }
+            Note::Audited {
+                game_id,
+                seq,
+                checkpoint,
+                error,
+            } => {
+                if let Some(state) = checkpoint {
+                    insert_snapshot(&mut tx, game_id, *seq, state).await?;
+                }
+                let seq = i64::try_from(*seq).unwrap_or(i64::MAX);
+                sqlx::query(
+                    "UPDATE games SET audited_seq = max(audited_seq, ?), \
+                       audit_error = coalesce(audit_error, ?) WHERE id = ?",
+                )
+                .bind(seq)
+                .bind(error)
+                .bind(game_id)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize, probe: Probes) {
     let mut link = Link { store, conn: None };
     let mut batch = Vec::new();
+    let mut notes = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
-        match first {
-            Msg::Append(e, done) => batch.push((e, done)),
-            Msg::Close(done) => closing = Some(done),
-        }
-        while closing.is_none() && batch.len() < max_batch {
-            match rx.try_recv() {
-                Ok(Msg::Append(e, done)) => batch.push((e, done)),
-                Ok(Msg::Close(done)) => closing = Some(done),
-                Err(_) => break,
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Append(e, done) => batch.push((e, done)),
+                Msg::Note(n) => notes.push(n),
+                Msg::Close(done) => closing = Some(done),
+            }
+            if closing.is_none() && batch.len() < max_batch {
+                next = rx.try_recv().ok();
             }
         }
         if !batch.is_empty() {
             let (n, started) = (batch.len(), Instant::now());
             commit(&mut link, std::mem::take(&mut batch)).await;
-            if let Some(stages) = &stages {
-                stages.commit(n, started.elapsed());
+            probe.commit(n, started.elapsed());
+        }
+        if !notes.is_empty() && (rx.is_empty() || closing.is_some() || notes.len() >= MAX_NOTES) {
+            let written = std::mem::take(&mut notes);
+            if let Err(e) = link.write_notes(&written).await {
+                tracing::warn!(error = %e, notes = written.len(), "writing notes failed");
             }
         }
         if let Some(done) = closing {
@@ -199,7 +294,10 @@ async fn commit(link: &mut Link, batch: Vec<(Entry, oneshot::Sender<Result<(), S
 /// compile a new 100-to-4,000-parameter statement for most batches: under load the batch size
 /// changes every time and the cache (100 statements) keeps losing them.
 async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), StoreError> {
-    if entries.len() == chunk_len(entries.len()) && entries.iter().all(|e| e.finished.is_none()) {
+    let plain = entries
+        .iter()
+        .all(|e| e.finished.is_none() && e.snapshot.is_none());
+    if entries.len() == chunk_len(entries.len()) && plain {
         // One statement is one transaction: committed (and synced) when it returns.
         return insert(conn, entries).await;
     }
@@ -211,6 +309,9 @@ async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), St
         rest = tail;
     }
     for e in entries {
+        if let Some(state) = &e.snapshot {
+            insert_snapshot(&mut tx, &e.game_id, e.seq, state).await?;
+        }
         if let Some(result) = &e.finished {
             sqlx::query(
                 "UPDATE games SET status = 'finished', result = ?, updated_at = ? WHERE id = ?",
@@ -255,7 +356,9 @@ async fn insert(tx: &mut sqlx::SqliteConnection, chunk: &[&Entry]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::HashVersion;
     use crate::store::NewGame;
+    use std::sync::Arc;
     use uuid::Uuid;
 
     async fn store_with_games(n: usize) -> (Store, Vec<Uuid>, std::path::PathBuf) {
@@ -276,6 +379,7 @@ mod tests {
                     side: Side::Allied,
                     token_hash: "h".into(),
                     position: None,
+                    hash_version: HashVersion::LATEST,
                 })
                 .await
                 .unwrap();
@@ -296,6 +400,7 @@ mod tests {
             phase: Phase::BigGun,
             at: 0,
             finished: None,
+            snapshot: None,
         }
     }
 
@@ -342,7 +447,7 @@ mod tests {
     #[tokio::test]
     async fn without_group_commit_every_append_still_commits() {
         let (store, ids, dir) = store_with_games(4).await;
-        let (writer, task) = Writer::start_with(store.clone(), 1, None);
+        let (writer, task) = Writer::start_with(store.clone(), 1, Probes::off());
         let mut waits = Vec::new();
         for id in &ids {
             for seq in 1..=3 {
@@ -399,11 +504,23 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    /// The size of every transaction, as the writer reports it.
+    #[derive(Default)]
+    struct Batches(std::sync::Mutex<Vec<usize>>);
+
+    impl crate::probe::Probe for Batches {
+        fn action(&self, _: crate::probe::ActionTiming) {}
+        fn commit(&self, actions: usize, _: std::time::Duration) {
+            self.0.lock().unwrap().push(actions);
+        }
+    }
+
     #[tokio::test]
     async fn a_bad_entry_fails_alone_and_the_log_stays_append_only() {
         let (store, ids, dir) = store_with_games(2).await;
-        let stages = Arc::new(StageTimes::default());
-        let (writer, task) = Writer::start_with(store.clone(), MAX_BATCH, Some(stages.clone()));
+        let batches = Arc::new(Batches::default());
+        let (writer, task) =
+            Writer::start_with(store.clone(), MAX_BATCH, Probes::new(batches.clone()));
         writer.append(entry(ids[0], 1)).await.unwrap();
         // A duplicate seq and a good entry in the same batch (both are queued before the
         // writer task runs on this single-threaded runtime): only the duplicate fails.
@@ -413,7 +530,7 @@ mod tests {
         );
         assert!(a.is_err());
         b.unwrap();
-        assert_eq!(stages.take().max_batch, 2.0, "the two were one batch");
+        assert_eq!(*batches.0.lock().unwrap(), [1, 2], "the two were one batch");
         assert_eq!(store.log_len(ids[0]).await.unwrap(), 1);
         assert_eq!(store.log_len(ids[1]).await.unwrap(), 1);
         let changed = sqlx::query("UPDATE actions SET side = 'chinese'")

@@ -1,0 +1,262 @@
+//! Games load when first touched and from their snapshots: nothing is loaded at start-up, two
+//! first touches of a cold game start one task, an idle game unloads and loads again, a cold
+//! game loads with the hashes after its snapshot checked (a tampered entry there is refused as
+//! `corrupt_log`), the background audit catches what a snapshot hides, and the state after
+//! every N of a finished game served from the nearest snapshot is the state a replay from the
+//! seed gives.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+use siege::replay::Replayer;
+use siege::rules::{HashVersion, Scenario};
+use siege_protocol::GameLog;
+use siege_tests::TestServer;
+use siege_tests::client::{Http, Ws, action_frame, choose};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Snapshots this often, so that short test games have several.
+const EVERY: u64 = 25;
+
+fn small_snapshots(c: &mut siege::server::Config) {
+    c.frame_rate = 1_000_000;
+    c.snapshot_every = EVERY;
+    c.audit = None;
+}
+
+/// Play up to `n` random actions in a new game (to its end if `n` is larger); returns its id
+/// and the players' last state.
+async fn play(http: &Http, n: u64, seed: u64) -> (String, Value) {
+    let created = http.create("allied").await;
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let joined = http.join(&id).await;
+    let url = http.ws_url(&id);
+    let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
+    let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    let (_, mut a) = allied.next_state().await;
+    let (_, mut c) = chinese.next_state().await;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..n {
+        let (ws, state) = match a["view"]["to_act"].as_str() {
+            Some("allied") => (&mut allied, &a),
+            Some("chinese") => (&mut chinese, &c),
+            _ => break,
+        };
+        let action = choose(&mut rng, state).unwrap();
+        ws.send(action_frame(state, &action)).await;
+        a = allied.next_state().await.1;
+        c = chinese.next_state().await.1;
+    }
+    (id, a)
+}
+
+/// Run SQL on a stopped server's database (the append-only triggers dropped first).
+async fn tamper(dir: &std::path::Path, sql: &[&str], id: &str) {
+    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(dir))
+        .await
+        .unwrap();
+    for s in sql {
+        // The statements are the tests' own, with the game id bound.
+        sqlx::query(sqlx::AssertSqlSafe(s.to_string()))
+            .bind(id)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+}
+
+/// The seqs of a game's stored snapshots.
+async fn snapshot_seqs(dir: &std::path::Path, id: &str) -> Vec<i64> {
+    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(dir))
+        .await
+        .unwrap();
+    let rows: Vec<(i64,)> =
+        sqlx::query_as("SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq")
+            .bind(id)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    pool.close().await;
+    rows.into_iter().map(|(s,)| s).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_load_on_first_touch_once_and_unload_when_idle() {
+    let server = TestServer::start_with(|c| {
+        small_snapshots(c);
+        c.idle_unload = Duration::from_millis(300);
+    })
+    .await;
+    let (id, last) = play(&server.http, 60, 1).await;
+    let dir = server.stop_keeping_data().await;
+
+    let server = TestServer::start_in(dir, |c| {
+        small_snapshots(c);
+        c.idle_unload = Duration::from_millis(300);
+    })
+    .await;
+    assert_eq!(server.games.loaded(), 0, "start-up loads no game");
+    let (status, _) = server.http.get("/api/games").await;
+    assert_eq!(status, 200);
+    assert_eq!(server.games.loaded(), 0, "the listing comes from the store");
+
+    // Many first touches at once, over HTTP and sockets: one task.
+    let url = server.http.ws_url(&id);
+    let mut touches = Vec::new();
+    for i in 0..24 {
+        let (http, id, url) = (server.http.clone(), id.clone(), url.clone());
+        touches.push(tokio::spawn(async move {
+            if i % 2 == 0 {
+                let (status, info) = http.get(&format!("/api/games/{id}")).await;
+                assert_eq!(status, 200, "{info}");
+                info["seq"].clone()
+            } else {
+                let mut ws = Ws::open(&url, json!({"type": "spectate"})).await;
+                ws.next_state().await.1["seq"].clone()
+            }
+        }));
+    }
+    for t in touches {
+        assert_eq!(t.await.unwrap(), last["seq"]);
+    }
+    assert_eq!(server.games.loaded(), 1, "one task for the game");
+
+    // With nobody connected it unloads, and the next touch loads it again.
+    let mut waited = 0;
+    while server.games.loaded() > 0 {
+        waited += 1;
+        assert!(waited < 600, "the idle game never unloaded");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, info) = server.http.get(&format!("/api/games/{id}")).await;
+    assert_eq!((status, &info["seq"]), (200, &last["seq"]));
+    assert_eq!(
+        info["view"], last["view"],
+        "the reloaded game is the same game"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_game_loads_from_its_snapshot_with_the_tail_hashes_checked() {
+    let server = TestServer::start_with(small_snapshots).await;
+    let (intact, intact_state) = play(&server.http, 120, 2).await;
+    let (tampered, tampered_state) = play(&server.http, 120, 3).await;
+    let dir = server.stop_keeping_data().await;
+    let snaps = snapshot_seqs(&dir, &tampered).await;
+    let last_snapshot = *snaps.last().expect("snapshots were stored");
+    let seq = tampered_state["seq"].as_i64().unwrap();
+    assert!(
+        last_snapshot < seq,
+        "the game has a tail after its last snapshot"
+    );
+    // An entry after the last snapshot, changed behind the server's back.
+    let edit = format!(
+        "UPDATE actions SET state_hash = '00' WHERE seq = {} AND game_id = ?",
+        last_snapshot + 1
+    );
+    tamper(&dir, &["DROP TRIGGER actions_no_update", &edit], &tampered).await;
+    // And an entry of the other game long before its last snapshot: a load that replayed from
+    // the seed would stop there, one from the snapshot never reads it (the audit, off here,
+    // is what finds it — see below).
+    let early = "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = ?";
+    tamper(&dir, &[early], &intact).await;
+
+    let server = TestServer::start_in(dir, small_snapshots).await;
+    let (status, info) = server.http.get(&format!("/api/games/{intact}")).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(
+        info["view"], intact_state["view"],
+        "loaded from its snapshot, the same game"
+    );
+    let (status, body) = server.http.get(&format!("/api/games/{tampered}")).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (500, &json!("corrupt_log"))
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_finds_what_a_snapshot_hides_and_holds_the_game() {
+    let server = TestServer::start_with(small_snapshots).await;
+    let (id, _) = play(&server.http, 120, 4).await;
+    let dir = server.stop_keeping_data().await;
+    // An entry before the last snapshot: loading replays only after the snapshot, so only the
+    // audit, replaying from the seed, can see it.
+    tamper(
+        &dir,
+        &[
+            "DROP TRIGGER actions_no_update",
+            "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = ?",
+        ],
+        &id,
+    )
+    .await;
+    let server = TestServer::start_in(dir.clone(), |c| {
+        small_snapshots(c);
+        c.audit = Some(siege::audit::AuditConfig {
+            pause: Duration::ZERO,
+            rest: Duration::from_millis(50),
+        });
+    })
+    .await;
+    let mut waited = 0;
+    loop {
+        let (status, body) = server.http.get(&format!("/api/games/{id}")).await;
+        if status == 500 {
+            assert_eq!(body["error"]["code"], "corrupt_log");
+            assert!(body["error"]["message"].is_string());
+            break;
+        }
+        assert_eq!(status, 200, "{body}");
+        waited += 1;
+        assert!(waited < 1200, "the audit never held the game");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let dir = server.stop_keeping_data().await;
+    // The mark is stored: a restarted server holds the game at once.
+    let server = TestServer::start_in(dir, small_snapshots).await;
+    let (status, body) = server.http.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (500, &json!("corrupt_log"))
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_state_after_every_n_from_snapshots_is_the_replayed_state() {
+    let server = TestServer::start_with(small_snapshots).await;
+    let (id, last) = play(&server.http, 100_000, 5).await;
+    assert!(last["view"]["to_act"].is_null(), "the game finished");
+    let (_, log) = server.http.get(&format!("/api/games/{id}/log")).await;
+    let log: GameLog = serde_json::from_value(log).unwrap();
+    assert_eq!(log.hash_version, 2, "new games hash with version 2");
+    let dir = server.dir.clone();
+    let snaps = snapshot_seqs(&dir, &id).await;
+    assert!(snaps.len() >= 10, "{} snapshots", snaps.len());
+
+    // Every state, replayed here from the seed.
+    let scn = Arc::new(Scenario::load_default().unwrap());
+    let seed = siege::replay::parse_seed(log.seed.as_deref().unwrap()).unwrap();
+    let mut replayer = Replayer::new(scn, seed, true, HashVersion::Compact);
+    let mut views = vec![serde_json::to_value(replayer.game().view()).unwrap()];
+    for entry in &log.entries {
+        replayer.step(entry).expect("the published log audits");
+        views.push(serde_json::to_value(replayer.game().view()).unwrap());
+    }
+    // Asked from the last N down, so that no cached position helps: each answer starts from
+    // the nearest stored snapshot at or before N.
+    for n in (0..views.len()).rev() {
+        let (status, view) = server
+            .http
+            .get(&format!("/api/games/{id}/state?at={n}"))
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(view, views[n], "the state after {n} actions");
+    }
+    server.stop().await;
+}
