@@ -94,6 +94,17 @@ struct ServeArgs {
     /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
     #[arg(long, env = "SIEGE_SUGGEST_NODES", default_value_t = siege::analysis::SUGGEST_NODES)]
     suggest_nodes: u32,
+    /// Threads that think for the computer players (at most this many cores do bot work).
+    #[arg(long, env = "SIEGE_BOT_WORKERS", default_value_t = siege::games::bots::default_workers(),
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..256))]
+    bot_workers: usize,
+    /// Milliseconds a `hard` computer player may search one decision.
+    #[arg(long, env = "SIEGE_BOT_THINK_MS", default_value_t = siege::games::bots::THINK_MS)]
+    bot_think_ms: u64,
+    /// Milliseconds a computer player waits before each action, so that its moves can be
+    /// followed.
+    #[arg(long, env = "SIEGE_BOT_PACE_MS", default_value_t = siege::games::bots::PACE_MS)]
+    bot_pace_ms: u64,
     /// Seconds a game with nobody connected stays loaded before its task unloads.
     #[arg(long, env = "SIEGE_IDLE_UNLOAD_SECS", default_value_t = siege::games::IDLE_UNLOAD_SECS)]
     idle_unload_secs: u64,
@@ -182,6 +193,11 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         config.frame_rate = args.frame_rate;
         config.suggest_nodes = args.suggest_nodes;
+        config.bots = siege::games::bots::BotConfig {
+            workers: args.bot_workers,
+            think: std::time::Duration::from_millis(args.bot_think_ms),
+            pace: std::time::Duration::from_millis(args.bot_pace_ms),
+        };
         config.idle_unload = std::time::Duration::from_secs(args.idle_unload_secs);
         config.snapshot_every = args.snapshot_every;
         config.audit = args.audit.then(|| siege::audit::AuditConfig {

@@ -7,6 +7,7 @@
 //! write), when every handle is gone, or after an idle spell with no connection; the registry
 //! rebuilds it from the log on demand.
 
+use super::bots::Turn;
 use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
@@ -18,7 +19,7 @@ use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{Explanation, GameStatus, Side, You};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -36,6 +37,16 @@ pub(crate) struct Links {
     pub snapshot_every: u64,
     /// The scenario the game is played on.
     pub scenario: Arc<Scenario>,
+    /// The computer seats and where to show them the positions in which they are to act.
+    pub bots: Bots,
+}
+
+/// The computer seats of a game and the channel to their driver.
+pub(crate) struct Bots {
+    /// The levels of the computers seated, by side.
+    pub seats: siege_protocol::Bots,
+    /// The driver's channel, while a computer may still have to act.
+    pub turns: Option<watch::Sender<Option<Turn>>>,
 }
 
 /// Where a game's log stands.
@@ -71,6 +82,7 @@ pub(crate) struct GameTask {
     store: Store,
     /// Where each action's time is reported.
     probe: Probes,
+    bots: Bots,
 }
 
 impl GameTask {
@@ -89,6 +101,7 @@ impl GameTask {
             probe,
             snapshot_every,
             scenario,
+            bots,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -108,7 +121,32 @@ impl GameTask {
             writer,
             store,
             probe,
+            bots,
         })
+    }
+
+    /// Show the computer the position if it is a computer's decision (once per position).
+    fn show_bots(&self) {
+        let Some(turns) = &self.bots.turns else {
+            return;
+        };
+        let Some(side) = self.game.to_act() else {
+            return;
+        };
+        if self.bots.seats.level(side).is_none() {
+            return;
+        }
+        turns.send_if_modified(|turn| {
+            if turn.as_ref().is_some_and(|t| t.seq == self.seq) {
+                return false;
+            }
+            *turn = Some(Turn {
+                side,
+                seq: self.seq,
+                game: self.game.clone(),
+            });
+            true
+        });
     }
 
     /// Serve commands until shutdown, until every handle is dropped, or until the game has
@@ -119,6 +157,7 @@ impl GameTask {
         shutdown: CancellationToken,
         idle: Duration,
     ) {
+        self.show_bots();
         loop {
             let command = tokio::select! {
                 biased;
@@ -155,6 +194,7 @@ impl GameTask {
                 reply,
             } => {
                 let _ = reply.send(self.act(side, seq, action).await);
+                self.show_bots();
             }
             Command::TakeSeat {
                 side,
@@ -167,6 +207,7 @@ impl GameTask {
                 let _ = reply.send(Info {
                     status: self.status,
                     seats: seats_of(&self.seats),
+                    bots: self.bots.seats.clone(),
                     state: self.snapshot.clone(),
                 });
             }

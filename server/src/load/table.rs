@@ -389,7 +389,9 @@ impl Player {
             .and_then(|i| {
                 if self.patches {
                     let doc = self.doc.as_ref()?;
-                    doc["legal_actions"].get(i).map(serde_json::Value::to_string)
+                    doc["legal_actions"]
+                        .get(i)
+                        .map(serde_json::Value::to_string)
                 } else {
                     let raw = frame.legal_actions.as_ref()?;
                     raw.get(i).map(|r| r.get().to_string())
@@ -429,7 +431,9 @@ impl Player {
         let seq = doc["seq"].as_u64().ok_or("bad_frame")?;
         let view: wire::ViewHead =
             serde::Deserialize::deserialize(&doc["view"]).map_err(|_| "bad_frame")?;
-        let legal = doc["legal_actions"].as_array().map_or(&[][..], Vec::as_slice);
+        let legal = doc["legal_actions"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
         let actions = legal
             .iter()
             .map(serde::Deserialize::deserialize)

@@ -50,7 +50,20 @@ pub async fn create(
         None => None,
         Some(json) => Some(checked_position(&app, json)?),
     };
-    let created = app.games.create(side, name, position.as_ref()).await?;
+    let opponent = match &body.opponent {
+        None => None,
+        Some(o) => Some(o.bot.parse::<siege_bots::Level>().map_err(|e| {
+            AppError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                siege_protocol::codes::BAD_REQUEST,
+                format!("opponent: {e}"),
+            )
+        })?),
+    };
+    let created = app
+        .games
+        .create(side, name, position.as_ref(), opponent)
+        .await?;
     let id = created.id;
     Ok((
         StatusCode::CREATED,
@@ -225,6 +238,7 @@ pub async fn game(
         status: info.status,
         seq: info.state.seq,
         seats: info.seats,
+        bots: info.bots,
         seed_commitment: row.seed_commitment,
         view,
         legal_actions: Vec::new(),

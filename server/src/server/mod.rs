@@ -65,6 +65,8 @@ pub struct Config {
     pub commit_batch: usize,
     /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
     pub suggest_nodes: u32,
+    /// The computer players' worker threads, thinking time and pace.
+    pub bots: crate::games::bots::BotConfig,
 }
 
 impl Config {
@@ -82,6 +84,7 @@ impl Config {
             audit: Some(crate::audit::AuditConfig::default()),
             commit_batch: commit_batch_from_env(),
             suggest_nodes: crate::analysis::SUGGEST_NODES,
+            bots: crate::games::bots::BotConfig::default(),
         }
     }
 }
@@ -242,8 +245,19 @@ impl Server {
                 idle: config.idle_unload,
                 probe: config.probe.clone(),
                 snapshot_every: config.snapshot_every,
+                bots: config.bots.clone(),
             },
         );
+        // Games with a computer seated are loaded in the background, so that a computer whose
+        // decision it was when the server stopped goes on without waiting for a touch.
+        let resumer = games.clone();
+        games_tracker.spawn(async move {
+            match resumer.resume_bots().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "games with a computer player resumed"),
+                Err(e) => tracing::error!(error = %e, "games with a computer player not resumed"),
+            }
+        });
         if let Some(audit) = &config.audit {
             crate::audit::start(
                 audit.clone(),

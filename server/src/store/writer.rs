@@ -380,6 +380,7 @@ mod tests {
                     token_hash: "h".into(),
                     position: None,
                     hash_version: HashVersion::LATEST,
+                    bot: None,
                 })
                 .await
                 .unwrap();
