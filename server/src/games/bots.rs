@@ -146,12 +146,17 @@ impl Driver {
     /// task drops its end of the channel (it stopped).
     pub(crate) async fn run(mut self, mut turns: watch::Receiver<Option<Turn>>) {
         while turns.changed().await.is_ok() {
+            if !self.config.pace.is_zero() {
+                // A newer position during the pause is taken at once; a closed channel (the
+                // game stopped, or the server is shutting down) ends the driver.
+                tokio::select! {
+                    () = tokio::time::sleep(self.config.pace) => {}
+                    changed = turns.changed() => if changed.is_err() { break },
+                }
+            }
             let Some(turn) = turns.borrow_and_update().clone() else {
                 continue;
             };
-            if !self.config.pace.is_zero() {
-                tokio::time::sleep(self.config.pace).await;
-            }
             if !self.act(turn).await {
                 break;
             }
