@@ -42,7 +42,7 @@ export async function botChecks(browser, base) {
     let mine = 0;
     for (let i = 0; i < 6 && (await toAct(page)) === 'allied'; i++) {
       const l = await legal(page);
-      const a = pick(l, 'deploy_default') ?? pick(l, 'end_phase') ?? l[0];
+      const a = (i === 0 ? pick(l, 'deploy_default') : pick(l, 'end_phase')) ?? l[0];
       assert(a, 'the Allied player is offered an action');
       await act(page, a);
       mine = await seqOf(page);

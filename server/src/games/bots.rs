@@ -214,3 +214,28 @@ fn bot_seed(id: Uuid, side: Side) -> u64 {
     half.copy_from_slice(&bytes[..8]);
     u64::from_le_bytes(half) ^ if side == Side::Allied { 0 } else { u64::MAX }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn decisions_run_on_the_pool_threads_and_a_panic_does_not_kill_a_worker() {
+        let pool = Pool::new(1).expect("a worker starts");
+        let name = pool
+            .run(|| std::thread::current().name().map(str::to_string))
+            .await
+            .expect("an answer");
+        assert_eq!(name.as_deref(), Some("siege-bot-0"), "not a runtime thread");
+        let panicked: Option<u8> = pool.run(|| panic!("a bug in a bot")).await;
+        assert_eq!(panicked, None);
+        assert_eq!(pool.run(|| 7).await, Some(7), "the one worker is still there");
+    }
+
+    #[test]
+    fn each_seat_of_a_game_has_its_own_fixed_seed() {
+        let id = Uuid::new_v4();
+        assert_eq!(bot_seed(id, Side::Allied), bot_seed(id, Side::Allied));
+        assert_ne!(bot_seed(id, Side::Allied), bot_seed(id, Side::Chinese));
+    }
+}
