@@ -16,7 +16,8 @@ pub const BAD_TOKEN: &str = "bad_token";
 pub const SPECTATOR: &str = "spectator";
 /// The action answered an older state than the current one.
 pub const STALE: &str = "stale";
-/// Too many frames per second on one socket.
+/// Too many frames per second on one socket, or (HTTP 429) too many games created or joined
+/// by one client; `Retry-After` says when to try again.
 pub const RATE_LIMITED: &str = "rate_limited";
 /// A frame or body above the size limit.
 pub const FRAME_TOO_LARGE: &str = "frame_too_large";
@@ -39,6 +40,22 @@ pub const SHUTTING_DOWN: &str = "shutting_down";
 pub const INTERNAL: &str = "internal";
 /// A stored log does not replay to its stored state hashes: the game is held, not "fixed".
 pub const CORRUPT_LOG: &str = "corrupt_log";
+/// The client has as many open (never joined) games as one creator may have.
+pub const TOO_MANY_OPEN_GAMES: &str = "too_many_open_games";
+/// The pool for expensive requests (past states, analysis) is full; try again shortly.
+pub const BUSY: &str = "busy";
+/// A request whose answer would take more work, or be larger, than one request may have.
+pub const TOO_EXPENSIVE: &str = "too_expensive";
+/// `/healthz`: the store does not answer.
+pub const STORE_UNREACHABLE: &str = "store_unreachable";
+/// `/healthz`: the last write failed (a full disk, say): actions cannot be stored now.
+pub const STORE_UNWRITABLE: &str = "store_unwritable";
+/// A POST from another site's page (a cross-origin form or fetch): refused.
+pub const CROSS_ORIGIN: &str = "cross_origin";
+/// A POST body that is not declared as `application/json`.
+pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
+/// A route that exists, asked with a method it does not answer.
+pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
 
 // --- Refusals by the rules engine ------------------------------------------------------------
 

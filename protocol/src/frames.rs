@@ -46,8 +46,10 @@ impl From<Side> for You {
 }
 
 /// A frame from a client. `A` is the action type (the engine's `Action`, or raw JSON).
+/// A field the frame does not have is refused, not ignored: a misspelt `"patchs": true` must
+/// not silently give full states.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientFrame<A = Value> {
     /// Take the seat that `token` was issued for.
     Join {
@@ -72,8 +74,9 @@ pub enum ClientFrame<A = Value> {
     },
     /// Take `action`, one element of the `legal_actions` of the state numbered `seq`.
     Action { seq: u64, action: A },
-    /// Ask for a `pong`.
-    Ping,
+    /// Ask for a `pong`. (Braces, not a unit variant: only then does serde refuse the fields a
+    /// ping does not have.)
+    Ping {},
 }
 
 impl<A> ClientFrame<A> {
@@ -237,6 +240,19 @@ mod tests {
             serde_json::from_value(json!({"type": "action", "seq": 1, "action": {"type": "pass"}}))
                 .unwrap();
         assert!(matches!(f, ClientFrame::Action { seq: 1, .. }));
+    }
+
+    #[test]
+    fn client_frames_refuse_fields_they_do_not_have() {
+        for frame in [
+            json!({"type": "spectate", "patchs": true}),
+            json!({"type": "join", "token": "t", "side": "allied"}),
+            json!({"type": "ping", "x": 1}),
+            json!({"type": "action", "seq": 1, "action": {}, "extra": 0}),
+        ] {
+            let err = serde_json::from_value::<ClientFrame>(frame.clone()).unwrap_err();
+            assert!(err.to_string().contains("unknown field"), "{frame}: {err}");
+        }
     }
 
     #[test]

@@ -65,8 +65,10 @@ impl Seats {
     }
 }
 
-/// `POST /api/games`.
+/// `POST /api/games`. Unknown fields are refused: `"sied": "chinese"` must not silently give
+/// the default side.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CreateGame {
     /// The creator's side; Allied when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,8 +137,9 @@ pub struct CreatedGame {
     pub seed_commitment: String,
 }
 
-/// `POST /api/games/{id}/join`.
+/// `POST /api/games/{id}/join`. Unknown fields are refused.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JoinGame {
     /// The seat wanted; the free one when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod games;
 pub mod load;
 pub mod map_svg;
+pub mod observe;
 pub mod probe;
 pub mod replay;
 pub mod server;

@@ -4,11 +4,13 @@
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use siege::rules::Scenario;
+use siege::server::limits::Limits;
 use siege::server::{Config, Server};
 use siege_protocol::GameLog;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -119,6 +121,88 @@ struct ServeArgs {
     /// Milliseconds the background audit pauses after each game.
     #[arg(long, env = "SIEGE_AUDIT_PAUSE_MS", default_value_t = siege::audit::PAUSE_MS)]
     audit_pause_ms: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// The limits that keep one client from filling, starving or stalling the server
+/// (docs/security.md). A rate or cap of 0 turns it off.
+#[derive(Args)]
+#[command(next_help_heading = "Limits")]
+struct LimitArgs {
+    /// Games one client (address; IPv6: its /64) may create per minute, in bursts of as many.
+    #[arg(long, env = "SIEGE_CREATE_RATE", default_value_t = Limits::default().create_per_minute)]
+    create_rate: u32,
+    /// Seats one client may take per minute, in bursts of as many.
+    #[arg(long, env = "SIEGE_JOIN_RATE", default_value_t = Limits::default().join_per_minute)]
+    join_rate: u32,
+    /// Games one client may have waiting for an opponent at once.
+    #[arg(long, env = "SIEGE_MAX_OPEN_GAMES", default_value_t = Limits::default().max_open_games)]
+    max_open_games: u32,
+    /// Days after which a game nobody joined (and nobody touched) is deleted; 0: never.
+    #[arg(long, env = "SIEGE_EXPIRE_UNJOINED_DAYS", default_value_t = 14)]
+    expire_unjoined_days: u64,
+    /// Proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
+    /// from anyone else the header is ignored.
+    #[arg(long, env = "SIEGE_TRUSTED_PROXY", value_delimiter = ',', value_parser = parse_net)]
+    trusted_proxy: Vec<ipnet::IpNet>,
+    /// Open connections, all clients together (lowered to the open-file limit less a reserve).
+    #[arg(long, env = "SIEGE_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
+    max_connections: usize,
+    /// Open connections from one client address (trusted proxies are exempt).
+    #[arg(long, env = "SIEGE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = Limits::default().max_connections_per_address)]
+    max_connections_per_address: usize,
+    /// Seconds within which a request's headers must arrive (and a keep-alive connection's
+    /// next request begin).
+    #[arg(long, env = "SIEGE_HEADER_TIMEOUT", default_value_t = Limits::default().header_timeout.as_secs())]
+    header_timeout: u64,
+    /// Seconds after which a connection where nothing moves is closed (a quiet WebSocket is
+    /// pinged first).
+    #[arg(long, env = "SIEGE_IDLE_TIMEOUT", default_value_t = Limits::default().idle_timeout.as_secs())]
+    idle_timeout: u64,
+    /// Low-priority threads for expensive requests (past states, analysis); default: half the
+    /// cores, at least 1.
+    #[arg(long, env = "SIEGE_HEAVY_THREADS", default_value_t = Limits::default().heavy_threads)]
+    heavy_threads: usize,
+    /// Expensive requests that may wait for a thread before more are refused with `busy`.
+    #[arg(long, env = "SIEGE_HEAVY_QUEUE", default_value_t = Limits::default().heavy_queue)]
+    heavy_queue: usize,
+    /// Milliseconds of work one expensive request may take.
+    #[arg(long, env = "SIEGE_WORK_BUDGET_MS", default_value_t = 2000)]
+    work_budget_ms: u64,
+    /// The largest analysis answer, in KiB.
+    #[arg(long, env = "SIEGE_MAX_ANSWER_KIB", default_value_t = 512)]
+    max_answer_kib: usize,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        let secs = |s: u64| Duration::from_secs(s.max(1));
+        Limits {
+            create_per_minute: self.create_rate,
+            join_per_minute: self.join_rate,
+            max_open_games: self.max_open_games,
+            expire_unjoined: (self.expire_unjoined_days > 0)
+                .then(|| Duration::from_secs(self.expire_unjoined_days * 24 * 3600)),
+            trusted_proxies: self.trusted_proxy.clone(),
+            max_connections: self.max_connections,
+            max_connections_per_address: self.max_connections_per_address,
+            header_timeout: secs(self.header_timeout),
+            idle_timeout: secs(self.idle_timeout),
+            heavy_threads: self.heavy_threads.max(1),
+            heavy_queue: self.heavy_queue,
+            work_budget: Duration::from_millis(self.work_budget_ms.max(1)),
+            max_answer: self.max_answer_kib.max(1) * 1024,
+        }
+    }
+}
+
+/// An address (`10.0.0.2`) or a network (`10.0.0.0/8`).
+fn parse_net(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an IP address nor a network like 10.0.0.0/8"))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -210,6 +294,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(stages) = &stages {
             config.probe = siege::probe::Probes::new(stages.clone());
         }
+        config.limits = args.limits.limits();
         let mut server = Server::bind(&config).await.context("starting the server")?;
         if let Some(stages) = stages {
             let routes = siege::load::routes::bench(

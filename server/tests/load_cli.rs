@@ -9,9 +9,12 @@ mod client;
 use serde_json::Value;
 use tokio::process::{Child, Command};
 
-/// Start `siege serve --bench-routes` on port 0 on `db`.
+/// Start `siege serve --bench-routes` on port 0 on `db`, without the per-client limits (the
+/// load comes from one address).
 async fn spawn_server(db: &str) -> (Child, String) {
-    client::spawn_siege(env!("CARGO_BIN_EXE_siege"), db, &["--bench-routes"]).await
+    let mut flags = vec!["--bench-routes"];
+    flags.extend(client::NO_CLIENT_LIMITS);
+    client::spawn_siege(env!("CARGO_BIN_EXE_siege"), db, &flags).await
 }
 
 /// Run `siege load` with `args`; returns the exit status, the whole output and the JSON line.

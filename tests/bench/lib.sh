@@ -15,7 +15,9 @@ ulimit -n "$(ulimit -Hn)"
 start_server() {
     local dir=$1 t0
     t0=$(date +%s%N)
+    # The load comes from one address: the per-client rates and caps are off.
     "$bin" serve --bench-routes --frame-rate 1000000 --addr 127.0.0.1:0 \
+        --create-rate 0 --join-rate 0 --max-open-games 0 --max-connections-per-address 0 \
         --database "sqlite://$dir/siege.db" --web-dir "$root/web" \
         > "$dir/serve.out" 2>> "$dir/serve.err" &
     pid=$!

@@ -11,6 +11,7 @@
 
 import path from 'node:path';
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { launch, newPage, shot, check, assert, finish, here, expectingConsole, notes } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
@@ -121,6 +122,43 @@ await check('a wrong token is refused with a banner that offers to watch', async
   await p.click('#banner a');
   await p.waitForFunction(() => document.body.dataset.you === 'spectator');
   await p.context().close();
+});
+
+await check('a crafted seat link neither replaces nor deletes the seat this browser keeps', async () => {
+  const keptToken = () => allied.evaluate((id) => JSON.parse(localStorage.getItem('siege.seats'))[id]?.token ?? null, gameId);
+  const kept = await keptToken();
+  assert(kept, 'the Allied page keeps its seat');
+  // The player declines the link's seat: the kept one plays on.
+  allied.once('dialog', (d) => d.dismiss());
+  await allied.goto(`${base}/#game=${gameId}&token=crafted-by-someone-else`);
+  await allied.waitForFunction(() => document.body.dataset.you === 'allied' && document.body.dataset.conn === 'open');
+  assert(!allied.url().includes('token'), 'the token left the address at once');
+  assert(await keptToken() === kept, 'declining kept the seat');
+  // The player tries it: the server refuses it, and the kept seat is still there, to be
+  // forgotten only by the player's own click.
+  allied.once('dialog', (d) => d.accept());
+  await allied.goto(`${base}/#game=${gameId}&token=crafted-by-someone-else`);
+  await allied.waitForSelector('#banner:not([hidden]) #forget-seat', { timeout: 10_000 });
+  await shot(allied, '03b-crafted-seat-link.png');
+  assert(await keptToken() === kept, 'a refused link did not delete the kept seat');
+  // Back to the kept seat.
+  await allied.goto(`${base}/#game=${gameId}`);
+  await allied.waitForFunction(() => document.body.dataset.you === 'allied' && document.body.dataset.conn === 'open');
+});
+
+await check('the page speaks wss:// when it is served over https', async () => {
+  const { GameSocket } = await import(pathToFileURL(path.join(here, '../../web/js/socket.js')).href);
+  // socket.js reads the page's `location`; here it is a stand-in for each scheme.
+  const url = (protocol) => {
+    globalThis.location = { protocol, host: 'siege.example' };
+    return GameSocket.prototype.url.call({ gameId: 'g' });
+  };
+  try {
+    assert(url('https:') === 'wss://siege.example/ws/games/g', url('https:'));
+    assert(url('http:') === 'ws://siege.example/ws/games/g', url('http:'));
+  } finally {
+    delete globalThis.location;
+  }
 });
 
 await check('lobby lists the game as being played', async () => {

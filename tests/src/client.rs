@@ -254,15 +254,48 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The flags that turn off the per-client rates and caps of `siege serve`, for tests whose one
+/// address plays many games.
+pub const NO_CLIENT_LIMITS: [&str; 8] = [
+    "--create-rate",
+    "0",
+    "--join-rate",
+    "0",
+    "--max-open-games",
+    "0",
+    "--max-connections-per-address",
+    "0",
+];
+
 /// Start the real `siege` binary at `bin` as `siege serve` on port 0 with its database at `db`
 /// and `extra` flags, and read the address it prints on its first line. Its frame rate is
 /// raised: the random players act as fast as the server answers. Killed when dropped.
 pub async fn spawn_siege(bin: &str, db: &str, extra: &[&str]) -> (tokio::process::Child, String) {
+    spawn_siege_under(&[], bin, db, extra).await
+}
+
+/// As [`spawn_siege`], run by `wrapper` (e.g. `["prlimit", "--nofile=256:256", "--"]` to start
+/// it with a lower open-file limit); an empty wrapper runs it directly.
+pub async fn spawn_siege_under(
+    wrapper: &[&str],
+    bin: &str,
+    db: &str,
+    extra: &[&str],
+) -> (tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(bin)
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut c = tokio::process::Command::new(program);
+            c.args(args).arg(bin);
+            c
+        }
+        None => tokio::process::Command::new(bin),
+    };
+    command
         .args(["serve", "--addr", "127.0.0.1:0", "--database", db])
         .args(["--frame-rate", "100000"])
-        .args(extra)
+        .args(extra);
+    let mut child = command
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
@@ -282,4 +315,95 @@ pub async fn spawn_siege(bin: &str, db: &str, extra: &[&str]) -> (tokio::process
         .to_string();
     assert!(base.starts_with("http://127.0.0.1:"), "{base}");
     (child, base)
+}
+
+/// Two players at one table, both driven by this client: each action is chosen at random among
+/// the legal ones and timed from its sending to the arrival of its state at the player who
+/// sent it (the round trip a person waits for). A game that ends is replaced by a new one.
+pub struct Duel {
+    http: Http,
+    pub id: String,
+    allied: Ws,
+    chinese: Ws,
+    a_state: Value,
+    c_state: Value,
+    rng: ChaCha8Rng,
+}
+
+impl Duel {
+    /// A new game, created and joined over HTTP, both seats connected.
+    pub async fn sit_down(http: &Http, seed: u64) -> Duel {
+        let created = http.create("allied").await;
+        let id = created["game_id"].as_str().expect("game id").to_string();
+        let joined = http.join(&id).await;
+        let url = http.ws_url(&id);
+        let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
+        let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+        let (_, a_state) = allied.next_state().await;
+        let (_, c_state) = chinese.next_state().await;
+        Duel {
+            http: http.clone(),
+            id,
+            allied,
+            chinese,
+            a_state,
+            c_state,
+            rng: <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed),
+        }
+    }
+
+    /// The seq of the game now.
+    pub fn seq(&self) -> u64 {
+        self.a_state["seq"].as_u64().expect("seq")
+    }
+
+    /// One action, timed; a new game first if this one is over.
+    pub async fn act(&mut self) -> Duration {
+        if self.a_state["view"]["to_act"].is_null() {
+            let seed = self.seq().wrapping_mul(7919);
+            *self = Duel::sit_down(&self.http, seed).await;
+        }
+        let allied_acts = self.a_state["view"]["to_act"] == "allied";
+        let state = if allied_acts {
+            &self.a_state
+        } else {
+            &self.c_state
+        };
+        let action = choose(&mut self.rng, state).expect("a legal action");
+        let frame = action_frame(state, &action);
+        let started = std::time::Instant::now();
+        let took;
+        if allied_acts {
+            self.allied.send(frame).await;
+            self.a_state = self.allied.next_state().await.1;
+            took = started.elapsed();
+            self.c_state = self.chinese.next_state().await.1;
+        } else {
+            self.chinese.send(frame).await;
+            self.c_state = self.chinese.next_state().await.1;
+            took = started.elapsed();
+            self.a_state = self.allied.next_state().await.1;
+        }
+        took
+    }
+
+    /// `n` actions, timed.
+    pub async fn play(&mut self, n: usize) -> Vec<Duration> {
+        let mut times = Vec::with_capacity(n);
+        for _ in 0..n {
+            times.push(self.act().await);
+        }
+        times
+    }
+}
+
+/// The `p`-th percentile (0–100) of `samples`, nearest rank.
+pub fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }

@@ -32,10 +32,13 @@ impl TestServer {
         TestServer::start_in(client::temp_dir("it"), adjust).await
     }
 
-    /// Start a server on the database in `dir` (kept from an earlier server, or new).
+    /// Start a server on the database in `dir` (kept from an earlier server, or new). Its
+    /// per-client rates and caps are off (every test client is 127.0.0.1); the tests of the
+    /// limits turn them on in `adjust`.
     pub async fn start_in(dir: PathBuf, adjust: impl FnOnce(&mut Config)) -> TestServer {
         let db = TestServer::database_url(&dir);
         let mut config = Config::new("127.0.0.1:0", db);
+        config.limits = siege::server::limits::Limits::unlimited();
         adjust(&mut config);
         let server = Server::bind(&config).await.expect("server binds");
         let addr = server.local_addr().expect("address");

@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 fn the_compose_file_serves_port_8080_with_the_database_on_a_named_volume() {
     let text = std::fs::read_to_string(root().join("docker-compose.yml")).unwrap();
     for needle in [
-        "\"8080:8080\"",
+        "\"${SIEGE_PUBLISH:-8080}:8080\"",
         "siege-data:/data",
         "sqlite:///data/siege.db",
         "0.0.0.0:8080",
@@ -26,6 +26,27 @@ fn the_compose_file_serves_port_8080_with_the_database_on_a_named_volume() {
     let dockerfile = std::fs::read_to_string(root().join("Dockerfile")).unwrap();
     assert!(dockerfile.contains("cargo build --release"));
     assert!(dockerfile.contains("sqlite:///data/siege.db"));
+}
+
+/// The `tls` profile: Caddy on 80 and 443 in front of the siege service, which honours
+/// `X-Forwarded-For` from Caddy's fixed address only.
+#[test]
+fn the_tls_profile_puts_caddy_in_front_and_siege_trusts_only_it() {
+    let text = std::fs::read_to_string(root().join("docker-compose.yml")).unwrap();
+    let caddy = text.split("\n  caddy:\n").nth(1).expect("a caddy service");
+    let caddy = caddy.split("\nnetworks:").next().unwrap();
+    for needle in [
+        "profiles: [\"tls\"]",
+        "\"443:443\"",
+        "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro",
+        "ipv4_address: 172.31.255.10",
+    ] {
+        assert!(caddy.contains(needle), "the caddy service lacks {needle}");
+    }
+    assert!(text.contains("SIEGE_TRUSTED_PROXY: 172.31.255.10"));
+    let caddyfile = std::fs::read_to_string(root().join("deploy/Caddyfile")).unwrap();
+    assert!(caddyfile.contains("reverse_proxy siege:8080"));
+    assert!(caddyfile.contains("{$SIEGE_DOMAIN"));
 }
 
 #[test]

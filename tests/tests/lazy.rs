@@ -97,10 +97,10 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
         c.idle_unload = Duration::from_millis(300);
     })
     .await;
-    assert_eq!(server.games.loaded(), 0, "start-up loads no game");
+    assert_eq!(server.games.loaded_count(), 0, "start-up loads no game");
     let (status, _) = server.http.get("/api/games").await;
     assert_eq!(status, 200);
-    assert_eq!(server.games.loaded(), 0, "the listing comes from the store");
+    assert_eq!(server.games.loaded_count(), 0, "the listing comes from the store");
 
     // Many first touches at once, over HTTP and sockets: one task.
     let url = server.http.ws_url(&id);
@@ -121,11 +121,11 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
     for t in touches {
         assert_eq!(t.await.unwrap(), last["seq"]);
     }
-    assert_eq!(server.games.loaded(), 1, "one task for the game");
+    assert_eq!(server.games.loaded_count(), 1, "one task for the game");
 
     // With nobody connected it unloads, and the next touch loads it again.
     let mut waited = 0;
-    while server.games.loaded() > 0 {
+    while server.games.loaded_count() > 0 {
         waited += 1;
         assert!(waited < 600, "the idle game never unloaded");
         tokio::time::sleep(Duration::from_millis(50)).await;

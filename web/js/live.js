@@ -48,13 +48,13 @@ export class LiveGame {
   }
 
   onState(f) {
-    const first = !this.table.state;
     this.table.render(f);
     document.body.dataset.seq = f.seq;
     document.body.dataset.you = f.you;
     document.body.dataset.toAct = f.view.to_act ?? '';
-    if (this.seat && f.you !== 'spectator' && this.seat.side !== f.you) {
+    if (this.seat && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
       this.seat.side = f.you;
+      this.seat.unsaved = false;
       saveSeat(this.gameId, f.you, this.seat.token);
     }
     const badge = byId('you-badge');
@@ -63,8 +63,9 @@ export class LiveGame {
     badge.className = `you-badge side-${f.you}`;
     const mine = f.you === f.view.to_act && !f.view.result;
     document.title = `${mine ? '● Your move — ' : ''}${this.title}`;
-    // Actions taken between the log fetch and the join: fetch them so the log has no hole.
-    if (first && f.seq > this.lastLogged) this.fillLog();
+    // Actions taken between the log fetch and the join, or skipped while this page was too far
+    // behind (the server then sends the current state alone): fetch them so the log has no hole.
+    if (f.seq > this.lastLogged) this.fillLog();
   }
 
   onEvents(f) {
@@ -113,11 +114,15 @@ export class LiveGame {
         ? 'The server cannot be reached — trying again…'
         : `Connection lost — reconnecting and resuming from move #${seq}…`;
     } else if (s === 'closed') {
-      // A token this game does not know is of no use: forget it, so the lobby stops offering it.
-      if (this.seat && this.socket?.fatal?.code === 'bad_token') forgetSeat(this.gameId);
+      // A kept seat the server refuses is forgotten only when the player says so: a stored
+      // token is never deleted behind their back.
+      const forget = this.seat && !this.seat.unsaved && this.socket?.fatal?.code === 'bad_token'
+        ? [' ', h('button', { type: 'button', class: 'small quiet', id: 'forget-seat', text: 'Forget this seat',
+          onclick: () => { forgetSeat(this.gameId); location.hash = `watch=${encodeURIComponent(this.gameId)}`; } })]
+        : [];
       banner.hidden = false;
       banner.replaceChildren(`The server refused this connection: ${detail ?? ''} `,
-        h('a', { href: `#watch=${encodeURIComponent(this.gameId)}`, text: 'Watch instead' }));
+        h('a', { href: `#watch=${encodeURIComponent(this.gameId)}`, text: 'Watch instead' }), ...forget);
     }
   }
 

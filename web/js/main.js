@@ -3,7 +3,9 @@
 //   (empty)          the lobby
 //   #join=ID         an invitation: take the free seat
 //   #game=ID         play your seat (its token is in this browser), or watch if you have none
-//   #game=ID&token=T a seat link from another device: the token is stored, then dropped from the URL
+//   #game=ID&token=T a seat link from another device: dropped from the URL at once; its token is
+//                    kept only once the server seats it, and replaces a kept seat only if the
+//                    player says so
 //   #watch=ID        spectate live
 //   #replay=ID       replay from the log
 //   #analyse[=POS]   the analysis board, POS a position as base64url JSON (position.js)
@@ -15,12 +17,13 @@ import { Table } from './table.js';
 import { LiveGame } from './live.js';
 import { Replay } from './replay.js';
 import { Lobby, showInvitation, botsText } from './lobby.js';
-import { seatFor, saveSeat, seatLink, inviteLink, markSeatKept } from './seats.js';
+import { seatFor, seatLink, inviteLink, markSeatKept } from './seats.js';
 import { AnalysisBoard } from './analysis.js';
 import { positionOf, decodePosition, encodePosition } from './position.js';
 
 let current = null; // the screen's controllers, closed on navigation
 let navigation = 0; // bumped on each route, so a slow load for an old route is dropped
+let offeredSeat = null; // a seat link's {gameId, token}, tried but not kept until seated
 /** How often a game waiting for its second player is asked whether they came (the invitation
  *  leaves the top bar once they have). */
 const INVITE_POLL_MS = 4000;
@@ -41,8 +44,8 @@ function route() {
   const token = params.get('token');
   const gameId = params.get('game');
   if (token && gameId) {
-    saveSeat(gameId, seatFor(gameId)?.side ?? null, token);
     history.replaceState(null, '', `#game=${encodeURIComponent(gameId)}`);
+    offeredSeat = seatOffered(gameId, token);
   }
   navigation += 1;
   for (const c of current ?? []) c.close?.();
@@ -61,6 +64,17 @@ function route() {
   if (params.get('watch')) return openTable('watch', params.get('watch'));
   if (params.get('replay')) return openTable('replay', params.get('replay'));
   showLobby(params.get('join'));
+}
+
+/** A seat link's token, to try on this visit. A crafted link must not cost a player the seat this
+ *  browser keeps: a different token is tried only if the player says so, and kept only once the
+ *  server seats it (live.js). */
+function seatOffered(gameId, token) {
+  const kept = seatFor(gameId);
+  if (kept?.token === token) return null;
+  if (kept && !confirm('This link carries a different seat for this game than the one this browser keeps. '
+    + 'Try the link\'s seat? Yours is replaced only if the server seats you with it.')) return null;
+  return { gameId, side: null, token, unsaved: true };
 }
 
 function showLobby(joinId) {
@@ -119,7 +133,9 @@ async function openTable(mode, gameId) {
   if (!scenario || nav !== navigation) return;
   const table = new Table(scenario);
   current.push(table);
-  const seat = mode === 'play' ? seatFor(gameId) : null;
+  const offered = offeredSeat?.gameId === gameId ? offeredSeat : null;
+  offeredSeat = null;
+  const seat = mode === 'play' ? (offered ?? seatFor(gameId)) : null;
   if (mode === 'play' && !seat) toast('You have no seat in this game in this browser: watching.', 'info');
   const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
   current.push(ctl);

@@ -653,6 +653,9 @@ mod tests {
         assert!(bin * 4 < json, "compact {bin} bytes against JSON {json}");
     }
 
+    /// A named change to one field of a state.
+    type Change<'a> = (&'a str, Box<dyn Fn(&mut State)>);
+
     /// Each field of the state, changed alone, changes the encoding — the dice included.
     #[test]
     fn every_field_of_the_state_is_in_the_encoding() {
@@ -660,7 +663,7 @@ mod tests {
         let base = all.last().unwrap().clone();
         let before = compact(&base);
         let hex: Hex = "1512".parse().unwrap();
-        let changes: Vec<(&str, Box<dyn Fn(&mut State)>)> = vec![
+        let changes: Vec<Change> = vec![
             ("turn", Box::new(|s| s.turn += 1)),
             (
                 "phase",
@@ -695,17 +698,21 @@ mod tests {
             (
                 "fortifications",
                 Box::new(move |s| {
-                    s.fortifications.push(crate::position::state::Fortification {
-                        hex,
-                        built_by: siege_protocol::Side::Chinese,
-                    })
+                    s.fortifications
+                        .push(crate::position::state::Fortification {
+                            hex,
+                            built_by: siege_protocol::Side::Chinese,
+                        })
                 }),
             ),
             ("mines_left", Box::new(|s| s.mines_left += 1)),
             ("control", Box::new(|s| s.control[0] = s.control[0].other())),
             (
                 "pending",
-                Box::new(|s| s.pending.push(crate::position::pending::Pending::DefenderLeaders)),
+                Box::new(|s| {
+                    s.pending
+                        .push(crate::position::pending::Pending::DefenderLeaders)
+                }),
             ),
             (
                 "declaration",
@@ -722,11 +729,17 @@ mod tests {
             ("charge_points", Box::new(|s| s.charge_points += 1)),
             (
                 "withdrawal_rolled",
-                Box::new(|s| s.withdrawal_rolled.push(crate::vocabulary::units::UnitId(1))),
+                Box::new(|s| {
+                    s.withdrawal_rolled
+                        .push(crate::vocabulary::units::UnitId(1))
+                }),
             ),
             (
                 "withdrawal_allowed",
-                Box::new(|s| s.withdrawal_allowed.push(crate::vocabulary::units::UnitId(1))),
+                Box::new(|s| {
+                    s.withdrawal_allowed
+                        .push(crate::vocabulary::units::UnitId(1))
+                }),
             ),
             ("restores_left", Box::new(|s| s.restores_left += 1)),
             ("custom_start", Box::new(|s| s.custom_start ^= true)),

@@ -66,6 +66,11 @@ pub enum GameError {
     OutOfRange { at: u64, len: u64 },
     #[error("this game has as many connections as the server allows")]
     TooManyConnections,
+    /// The creator already has this many open games (waiting for an opponent).
+    #[error(
+        "you already have {0} games waiting for an opponent; start playing one, or wait until one is joined"
+    )]
+    TooManyOpen(u32),
     #[error("the server is shutting down")]
     ShuttingDown,
     /// The task has stopped (idle unload or shutdown); ask the registry again.
@@ -142,6 +147,11 @@ impl GameHandle {
         let n = self.connections.fetch_add(1, Ordering::AcqRel);
         let guard = ConnectionGuard(self.connections.clone());
         (n < self.max_connections).then_some(guard)
+    }
+
+    /// How many connections the game has now (expiry leaves alone a game somebody is at).
+    pub fn connection_count(&self) -> usize {
+        self.connections.load(Ordering::Acquire)
     }
 
     async fn ask<T>(

@@ -14,9 +14,11 @@
 //!
 //! The registry also answers the questions that need the log rather than the live state: the
 //! view after any number of actions (`state?at=N`), replayed from the nearest snapshot, with a
-//! small cache so that stepping through a game replays each action once.
+//! small cache so that stepping through a game replays each action once (the replay itself runs
+//! where the caller puts expensive work).
 
 pub mod bots;
+mod expiry;
 mod frames;
 mod handle;
 mod task;
@@ -85,6 +87,15 @@ impl Default for GamesConfig {
 /// replay decide alike, so a replay stores the snapshots a live game would have.
 pub fn snapshot_due(turn_before: u8, turn_after: u8, seq: u64, last: u64, every: u64) -> bool {
     turn_after != turn_before || seq >= last.saturating_add(every.max(1))
+}
+
+/// Who asks for a new game, for the cap on open games per creator.
+#[derive(Clone, Debug)]
+pub struct Creator {
+    /// The limiter's key of the client (`ip:203.0.113.7`).
+    pub key: String,
+    /// The most open games it may have; `None`: no cap.
+    pub max_open: Option<u32>,
 }
 
 /// A new game, as its creator learns it. The token is not stored anywhere.
@@ -172,7 +183,7 @@ impl Games {
     }
 
     /// How many games have a task running now.
-    pub fn loaded(&self) -> usize {
+    pub fn loaded_count(&self) -> usize {
         let slots: Vec<_> = self.lock_slots().values().cloned().collect();
         slots
             .iter()
@@ -183,15 +194,21 @@ impl Games {
             .count()
     }
 
-    /// Create a game with its creator in `side`'s seat, and start its task. With `position`,
+    /// Create a game with its creator in `side`'s seat, and start its task; with `position`,
     /// it starts from that custom position (checked by the caller) instead of the setup of
-    /// section 22. With `opponent`, a computer player of that level takes the other seat in
-    /// the same transaction and the game is active at once.
+    /// section 22. Refused when `creator` already has as many open games as it may.
+    ///
+    /// The game's slot is locked before the row is written and released only once its task
+    /// is registered: a request for the new id in between (it is listed as soon as it is
+    /// committed) waits, instead of loading a second copy of the game from the store.
+    /// With `opponent`, a computer player of that level takes the other seat in the same
+    /// transaction and the game is active at once (never open, so no creator's cap applies).
     pub async fn create(
         &self,
         side: Side,
         name: String,
         position: Option<&Position>,
+        creator: Option<&Creator>,
         opponent: Option<Level>,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
@@ -210,7 +227,9 @@ impl Games {
         let version = HashVersion::LATEST;
         // A computer's seat gets a token too (nobody is given it), so seats stay uniform.
         let bot_seat = opponent.map(|level| (side.other(), level, tokens::new_token().1));
-        self.inner
+        let (_slot, mut registered) = self.lock_slot(id).await;
+        let written = self
+            .inner
             .store
             .create_game(&NewGame {
                 id,
@@ -224,8 +243,28 @@ impl Games {
                 bot: bot_seat
                     .as_ref()
                     .map(|(s, l, hash)| (*s, l.as_str().to_string(), hash.clone())),
+                creator: creator
+                    .filter(|_| bot_seat.is_none())
+                    .map(|c| c.key.clone()),
+                max_open: creator
+                    .and_then(|c| c.max_open)
+                    .filter(|_| bot_seat.is_none()),
             })
-            .await?;
+            .await;
+        match written {
+            Ok(true) => {}
+            Ok(false) => {
+                drop(registered);
+                self.lock_slots().remove(&id);
+                let cap = creator.and_then(|c| c.max_open).unwrap_or(0);
+                return Err(GameError::TooManyOpen(cap));
+            }
+            Err(e) => {
+                drop(registered);
+                self.lock_slots().remove(&id);
+                return Err(e.into());
+            }
+        }
         let mut seats = vec![(side, token_hash)];
         let mut bots = Vec::new();
         if let Some((bot_side, level, hash)) = bot_seat {
@@ -237,7 +276,6 @@ impl Games {
         } else {
             GameStatus::Active
         };
-        let (slot, mut guard) = self.lock_slot(id).await;
         let handle = self.spawn(
             id,
             game,
@@ -250,9 +288,8 @@ impl Games {
             seats,
             &bots,
         )?;
-        *guard = Slot::Live(handle);
-        drop(guard);
-        drop(slot);
+        *registered = Slot::Live(handle);
+        drop(registered);
         tracing::info!(game = %id, side = side.as_str(), "game created");
         Ok(Created {
             id,
@@ -353,9 +390,11 @@ impl Games {
         Ok((side, token))
     }
 
-    /// The view's JSON after the first `at` actions of game `id` (0: the setup), replayed from
-    /// the nearest snapshot or cached position at or before `at`.
-    pub async fn state_at(&self, id: Uuid, at: u64) -> Result<String, GameError> {
+    /// What it takes to compute the view after the first `at` actions of game `id` (0: the
+    /// setup): the replay to resume (the nearest snapshot or cached position at or before `at`,
+    /// else the start) and the log rows to replay. Reading only; the CPU work is
+    /// [`Past::replay`], which the caller runs where expensive work belongs.
+    pub async fn past(&self, id: Uuid, at: u64) -> Result<Past, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
         let len = store.log_len(id).await?;
@@ -368,15 +407,33 @@ impl Games {
             .filter(|(seq, _)| *seq <= at)
             .map(|(seq, game)| (*seq, game.clone()));
         let start = self.start(&row, at, cached).await?;
-        let game = self.replay(id, start, at).await?;
-        let view =
-            serde_json::to_string(&game.view()).map_err(|e| GameError::Internal(e.to_string()))?;
+        let rows = store.log(id, start.replayer.seq(), at).await?;
+        Ok(Past {
+            id,
+            at,
+            replayer: start.replayer,
+            rows,
+        })
+    }
+
+    /// Keep the position a [`Past`] reached, so stepping on through the game replays each
+    /// action once.
+    pub fn remember(&self, id: Uuid, at: u64, game: Game) {
         let mut states = self.lock_states();
         if states.len() >= STATE_CACHE {
             states.clear();
         }
         states.insert(id, (at, game));
-        Ok(view)
+    }
+
+    /// The handle of game `id` if its task is running now; never loads it.
+    pub fn loaded(&self, id: Uuid) -> Option<GameHandle> {
+        let slot = self.lock_slots().get(&id)?.clone();
+        let guard = slot.try_lock().ok()?;
+        match &*guard {
+            Slot::Live(h) if !h.is_closed() => Some(h.clone()),
+            _ => None,
+        }
     }
 
     /// Load game `id` from the store: its latest snapshot and the entries after it, replayed
@@ -484,12 +541,6 @@ impl Games {
         }
     }
 
-    /// Replay game `id` from `start` to entry `upto` (or its end), storing the snapshots a live
-    /// game would have stored on the way.
-    async fn replay(&self, id: Uuid, start: Start, upto: u64) -> Result<Game, GameError> {
-        Ok(self.replay_noting(id, start, upto).await?.0)
-    }
-
     /// As [`Games::replay`]; also returns the seq reached and the seq of the last snapshot at
     /// or before it.
     async fn replay_noting(
@@ -561,6 +612,7 @@ impl Games {
         let registry: Weak<Inner> = Arc::downgrade(&self.inner);
         let run = task.run(rx, inner.shutdown.clone(), inner.config.idle);
         inner.tracker.spawn(async move {
+            let _loaded = crate::observe::Held::new(crate::observe::GAMES_LOADED);
             run.await;
             if let Some(inner) = registry.upgrade() {
                 Games { inner }.forget(id);
@@ -655,6 +707,36 @@ impl Games {
             .states
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A past state to compute: see [`Games::past`].
+pub struct Past {
+    pub id: Uuid,
+    pub at: u64,
+    replayer: Replayer,
+    rows: Vec<ActionRow>,
+}
+
+impl Past {
+    /// Replay up to the state asked for, checking every stored hash, and serialize its view.
+    /// `Ok(None)` when `stop` said to stop first (a spent work budget).
+    pub fn replay(mut self, stop: impl Fn() -> bool) -> Result<Option<(Game, String)>, GameError> {
+        for row in &self.rows {
+            if stop() {
+                return Ok(None);
+            }
+            let corrupt = |e: &dyn std::fmt::Display| GameError::Corrupt(e.to_string());
+            let seq = row.seq().map_err(|e| corrupt(&e))?;
+            let side = row.side().map_err(|e| corrupt(&e))?;
+            self.replayer
+                .step_stored(seq, side, &row.action, &row.state_hash)
+                .map_err(|e| corrupt(&e))?;
+        }
+        let game = self.replayer.into_game();
+        let view =
+            serde_json::to_string(&game.view()).map_err(|e| GameError::Internal(e.to_string()))?;
+        Ok(Some((game, view)))
     }
 }
 

@@ -23,9 +23,10 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-/// Updates buffered per game for slow connections; one that falls further behind is sent the
-/// current state instead of the ones it missed.
-const UPDATES: usize = 256;
+/// Updates buffered per game. Every connection takes updates from the channel as they come,
+/// whether or not its socket keeps up (it has its own bounded outbox), so a few suffice; one
+/// that still falls this far behind is sent the current state instead of the ones it missed.
+const UPDATES: usize = 16;
 
 /// What a game task shares with the rest of the server.
 pub(crate) struct Links {

@@ -8,8 +8,8 @@ use crate::games::GameError;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Query, Request};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use siege_protocol::{ErrorBody, ErrorDetail, ServerFrame, codes};
@@ -64,6 +64,7 @@ impl From<&GameError> for WireError {
                 "this game's stored log does not replay; it is held for the operator".into(),
             ),
             GameError::TooManyConnections => (codes::TOO_MANY_CONNECTIONS, e.to_string()),
+            GameError::TooManyOpen(_) => (codes::TOO_MANY_OPEN_GAMES, e.to_string()),
             GameError::ShuttingDown | GameError::Gone => (codes::SHUTTING_DOWN, e.to_string()),
             GameError::Store(_) | GameError::Internal(_) => {
                 tracing::error!(error = %e, "internal error");
@@ -84,6 +85,8 @@ pub struct AppError {
     pub rule: Option<String>,
     /// The unit the refusal is about, where one is.
     pub unit: Option<String>,
+    /// Seconds after which asking again may succeed (`Retry-After`), for 429 and 503.
+    pub retry_after: Option<u64>,
 }
 
 impl AppError {
@@ -94,7 +97,14 @@ impl AppError {
             message: message.into(),
             rule: None,
             unit: None,
+            retry_after: None,
         }
+    }
+
+    /// The same refusal, telling the client to ask again after `secs` seconds.
+    pub fn retry_after(mut self, secs: u64) -> AppError {
+        self.retry_after = Some(secs);
+        self
     }
 
     /// The same refusal, naming the rule and the unit.
@@ -132,7 +142,9 @@ impl From<GameError> for AppError {
             }
             GameError::Rule(_) => StatusCode::UNPROCESSABLE_ENTITY,
             GameError::BadToken => StatusCode::FORBIDDEN,
-            GameError::TooManyConnections => StatusCode::TOO_MANY_REQUESTS,
+            GameError::TooManyConnections | GameError::TooManyOpen(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             GameError::ShuttingDown | GameError::Gone => StatusCode::SERVICE_UNAVAILABLE,
             GameError::Corrupt(_) | GameError::Store(_) | GameError::Internal(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
@@ -150,6 +162,8 @@ impl From<crate::store::StoreError> for AppError {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
+        crate::observe::refused(self.code);
+        let retry_after = self.retry_after;
         let body = ErrorBody {
             error: ErrorDetail {
                 code: self.code.to_string(),
@@ -158,7 +172,13 @@ impl IntoResponse for AppError {
                 unit: self.unit,
             },
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
     }
 }
 
@@ -196,6 +216,29 @@ where
                 };
                 AppError::new(status, codes::BAD_JSON, format!("bad JSON body: {e}"))
             })
+    }
+}
+
+/// A JSON body that must be there: as [`OptionalJson`], but an empty body is 422 `bad_json`.
+#[derive(Debug)]
+pub struct AppJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for AppJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let OptionalJson(body) = OptionalJson::<Option<T>>::from_request(req, state).await?;
+        body.map(AppJson).ok_or_else(|| {
+            AppError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                codes::BAD_JSON,
+                "this request needs a JSON body",
+            )
+        })
     }
 }
 

@@ -1,20 +1,28 @@
 //! The HTTP API of docs/protocol.md: create and join games, list them, read a game, its log and its
-//! state at any point, the scenario for the page, and the health check. Handlers only translate;
-//! the games registry and the store do the work.
+//! state at any point, the scenario for the page, the health check and the metrics. Handlers
+//! only translate; the games registry and the store do the work — and the expensive part of a
+//! request (a replay, an analysis) runs on the pool for expensive work, behind its limits.
 
 use super::AppState;
-use super::error::{AppError, AppQuery, OptionalJson};
+use super::client::{ClientIp, ClientKey};
+use super::error::{AppError, AppJson, AppQuery, OptionalJson};
+use super::rate::Act;
+use crate::games::Creator;
 use crate::rules::custom::{Position, PositionError};
+use crate::store::{now_ms, rfc3339, seats_of};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use siege_protocol::{
     CreateGame, CreatedGame, Explain, Explanation, GameInfo, GameStatus, GameSummary, JoinGame,
-    JoinedGame, Side,
+    JoinedGame, Side, codes,
 };
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 use uuid::Uuid;
 
 /// The longest game name accepted, in characters.
@@ -29,11 +37,16 @@ pub fn game_id(text: &str) -> Result<Uuid, AppError> {
     Uuid::parse_str(text).map_err(|_| AppError::not_found(format!("no game {text:?}")))
 }
 
-/// `POST /api/games`.
+/// `POST /api/games`: within the client's creation rate and its cap of open games.
 pub async fn create(
     State(app): State<AppState>,
+    ClientIp(ip): ClientIp,
     OptionalJson(body): OptionalJson<CreateGame>,
 ) -> Result<(StatusCode, Json<CreatedGame>), AppError> {
+    let key = ClientKey::of(ip);
+    if let Err(e) = app.rates.check(Act::Create, &key) {
+        return Err(slowly(e).await);
+    }
     let side = body.side.unwrap_or(Side::Allied);
     let name = match body.name.as_deref().map(str::trim) {
         None | Some("") => "Siege at Peking".to_string(),
@@ -60,9 +73,13 @@ pub async fn create(
             )
         })?),
     };
+    let creator = Creator {
+        key: key.stored(),
+        max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
+    };
     let created = app
         .games
-        .create(side, name, position.as_ref(), opponent)
+        .create(side, name, position.as_ref(), Some(&creator), opponent)
         .await?;
     let id = created.id;
     Ok((
@@ -119,11 +136,12 @@ fn position_error(e: &PositionError) -> AppError {
 }
 
 /// `POST /api/analysis`: questions about a position, answered by the engine (the analysis
-/// board), and engine hints from the bots (`suggest`). The board never rolls dice.
+/// board) and engine hints from the bots (`suggest`), on the pool for expensive work, within a
+/// work budget and an answer size. The board never rolls dice.
 pub async fn analysis(
     State(app): State<AppState>,
-    Json(body): Json<serde_json::Value>,
-) -> Result<Json<serde_json::Value>, AppError> {
+    AppJson(body): AppJson<serde_json::Value>,
+) -> Result<Response, AppError> {
     let count = body
         .get("queries")
         .and_then(serde_json::Value::as_array)
@@ -131,37 +149,118 @@ pub async fn analysis(
     if count > MAX_QUERIES {
         return Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            siege_protocol::codes::BAD_REQUEST,
+            codes::BAD_REQUEST,
             format!("at most {MAX_QUERIES} queries in one request"),
         ));
     }
+    let permit = admit(&app).await?.start().await;
     let scenario = app.games.scenario().clone();
     let nodes = app.suggest_nodes;
-    let answers =
-        tokio::task::spawn_blocking(move || crate::analysis::answer(&scenario, &body, nodes))
-            .await
-            .map_err(|e| AppError::internal(e.to_string()))?
-            .map_err(|e| match e {
-                crate::analysis::AnswerError::Position(e) => position_error(&e),
-                crate::analysis::AnswerError::BadRequest(message) => AppError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    siege_protocol::codes::BAD_REQUEST,
-                    format!("expected {{\"position\": …, \"queries\": […]}}: {message}"),
-                ),
-            })?;
-    Ok(Json(serde_json::json!({ "answers": answers })))
+    let max = app.limits.max_answer;
+    let answered = app
+        .heavy
+        .run(&permit, move |budget| {
+            answer_within(&scenario, &body, nodes, max, || budget.spent())
+        })
+        .await?;
+    match answered {
+        Answered::Done(body) => Ok(json_text(body)),
+        Answered::Refused(e) => Err(position_error(&e)),
+        Answered::BadRequest(message) => Err(AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::BAD_REQUEST,
+            format!("expected {{\"position\": …, \"queries\": […]}}: {message}"),
+        )),
+        Answered::OverBudget => Err(app.heavy.over_budget("this analysis")),
+        Answered::TooLarge => Err(AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::TOO_EXPENSIVE,
+            format!("the answer would be larger than {max} bytes; ask fewer queries at once"),
+        )),
+    }
 }
 
 /// The most queries one analysis request may ask.
 const MAX_QUERIES: usize = 200;
+/// Queries answered per position built: the budget and the answer's size are checked between
+/// chunks.
+const QUERIES_PER_CHUNK: usize = 8;
 
-/// `POST /api/games/{id}/join`.
+/// How an analysis ended.
+enum Answered {
+    Done(Bytes),
+    Refused(PositionError),
+    /// Not `{"position": …, "queries": […]}`, or a malformed query.
+    BadRequest(String),
+    OverBudget,
+    TooLarge,
+}
+
+/// Answer `body`'s queries a chunk at a time (the rules' and the bots' `suggest`, by
+/// [`crate::analysis::answer`]), writing `{"answers": [...]}` as it goes and stopping once `stop`
+/// says so or the answer passes `max` bytes. `nodes` bounds a hard suggestion's search.
+fn answer_within(
+    scenario: &std::sync::Arc<crate::rules::Scenario>,
+    body: &serde_json::Value,
+    nodes: u32,
+    max: usize,
+    stop: impl Fn() -> bool,
+) -> Answered {
+    let mut out = Vec::from(&b"{\"answers\":["[..]);
+    let mut first = true;
+    let queries = body
+        .get("queries")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    // No query at all still checks the position.
+    let chunks: Vec<&[serde_json::Value]> = if queries.is_empty() {
+        vec![&[]]
+    } else {
+        queries.chunks(QUERIES_PER_CHUNK).collect()
+    };
+    for chunk in chunks {
+        if stop() {
+            return Answered::OverBudget;
+        }
+        // The request with only this chunk's queries (any other field kept, to be refused).
+        let part = match body.as_object() {
+            Some(fields) => {
+                let mut part = fields.clone();
+                part.insert("queries".into(), serde_json::Value::Array(chunk.to_vec()));
+                serde_json::Value::Object(part)
+            }
+            None => body.clone(),
+        };
+        let answers = match crate::analysis::answer(scenario, &part, nodes) {
+            Ok(a) => a,
+            Err(crate::analysis::AnswerError::Position(e)) => return Answered::Refused(e),
+            Err(crate::analysis::AnswerError::BadRequest(m)) => return Answered::BadRequest(m),
+        };
+        for answer in answers {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            if serde_json::to_writer(&mut out, &answer).is_err() || out.len() > max {
+                return Answered::TooLarge;
+            }
+        }
+    }
+    out.extend_from_slice(b"]}");
+    Answered::Done(Bytes::from(out))
+}
+
+/// `POST /api/games/{id}/join`: within the client's join rate.
 pub async fn join(
     State(app): State<AppState>,
+    ClientIp(ip): ClientIp,
     Path(id): Path<String>,
     OptionalJson(body): OptionalJson<JoinGame>,
 ) -> Result<Json<JoinedGame>, AppError> {
     let id = game_id(&id)?;
+    if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
+        return Err(slowly(e).await);
+    }
     let (side, token) = app.games.join(id, body.side).await?;
     Ok(Json(JoinedGame {
         game_id: id.to_string(),
@@ -176,7 +275,7 @@ pub async fn join(
 pub async fn explain(
     State(app): State<AppState>,
     Path(id): Path<String>,
-    Json(body): Json<serde_json::Value>,
+    AppJson(body): AppJson<serde_json::Value>,
 ) -> Result<Json<Explanation>, AppError> {
     let id = game_id(&id)?;
     let request: Explain<crate::rules::Action> = serde_json::from_value(body).map_err(|e| {
@@ -191,6 +290,7 @@ pub async fn explain(
 
 /// The query of `GET /api/games`.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ListQuery {
     status: Option<String>,
     limit: Option<u32>,
@@ -218,27 +318,45 @@ pub async fn list(
     Ok(Json(games))
 }
 
-/// `GET /api/games/{id}`: the spectator's view.
+/// `GET /api/games/{id}`: the spectator's view. A finished game that is not loaded is not
+/// loaded for this: its last view is a past state (replayed on the pool, then kept ready).
 pub async fn game(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<GameInfo<Box<RawValue>>>, AppError> {
     let id = game_id(&id)?;
-    let info = app.games.info(id).await?;
     let row = app
         .games
         .store()
         .game(id)
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
-    let view = RawValue::from_string(info.state.view().to_string()).map_err(AppError::internal)?;
+    let status = row.status()?;
+    let (status, seq, seats, bots, view) =
+        if status == GameStatus::Finished && app.games.loaded(id).is_none() {
+            let store = app.games.store();
+            let seq = store.log_len(id).await?;
+            let seats = seats_of(&store.seats(id).await?);
+            let mut bots = siege_protocol::Bots::default();
+            for (side, level) in store.bots(id).await? {
+                bots.set(side, level);
+            }
+            let view = past_view(&app, id, seq).await?;
+            let view = String::from_utf8(view.to_vec()).map_err(AppError::internal)?;
+            (status, seq, seats, bots, view)
+        } else {
+            let info = app.games.info(id).await?;
+            let view = info.state.view().to_string();
+            (info.status, info.state.seq, info.seats, info.bots, view)
+        };
+    let view = RawValue::from_string(view).map_err(AppError::internal)?;
     Ok(Json(GameInfo {
         game_id: id.to_string(),
         name: row.name,
-        status: info.status,
-        seq: info.state.seq,
-        seats: info.seats,
-        bots: info.bots,
+        status,
+        seq,
+        seats,
+        bots,
         seed_commitment: row.seed_commitment,
         view,
         legal_actions: Vec::new(),
@@ -262,6 +380,7 @@ pub async fn log(
 
 /// The query of `GET /api/games/{id}/state`.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StateQuery {
     at: Option<u64>,
 }
@@ -278,8 +397,54 @@ pub async fn state_at(
         Some(at) => at,
         None => app.games.store().log_len(id).await?,
     };
-    let view = app.games.state_at(id, at).await?;
-    Ok(json_text(view))
+    // The live state of a loaded game needs no replay.
+    if let Some(handle) = app.games.loaded(id)
+        && let Ok(info) = handle.info().await
+        && info.state.seq == at
+    {
+        return Ok(json_text(info.state.view().to_string()));
+    }
+    Ok(json_text(past_view(&app, id, at).await?))
+}
+
+/// How long a refusal that says "try again later" (`rate_limited`, `busy`) takes to be
+/// answered: a client that ignores `Retry-After` and asks again at once can be refused at most
+/// once a second per connection, so a flood of refusals costs the server next to nothing.
+const REFUSAL_DELAY: Duration = Duration::from_secs(1);
+
+/// `e`, answered after [`REFUSAL_DELAY`].
+async fn slowly(e: AppError) -> AppError {
+    tokio::time::sleep(REFUSAL_DELAY).await;
+    e
+}
+
+/// A place on the pool for expensive work, or (slowly) 503 `busy`.
+async fn admit(app: &AppState) -> Result<super::heavy::Admitted, AppError> {
+    match app.heavy.admit() {
+        Ok(admitted) => Ok(admitted),
+        Err(e) => Err(slowly(e).await),
+    }
+}
+
+/// The view of game `id` after `at` actions: from the cache of past states, else replayed on
+/// the pool for expensive work within its budget, then kept.
+async fn past_view(app: &AppState, id: Uuid, at: u64) -> Result<Bytes, AppError> {
+    if let Some(view) = app.past.get(id, at) {
+        return Ok(view);
+    }
+    let permit = admit(app).await?.start().await;
+    let past = app.games.past(id, at).await?;
+    let replayed = app
+        .heavy
+        .run(&permit, move |budget| past.replay(|| budget.spent()))
+        .await??;
+    let Some((game, view)) = replayed else {
+        return Err(app.heavy.over_budget("this replay"));
+    };
+    app.games.remember(id, at, game);
+    let view = Bytes::from(view);
+    app.past.put(id, at, view.clone());
+    Ok(view)
 }
 
 /// `GET /api/scenario`: the map and counters, serialized once at start-up.
@@ -287,19 +452,77 @@ pub async fn scenario(State(app): State<AppState>) -> Response {
     json_text(app.scenario_json.clone())
 }
 
-/// `GET /healthz`: 200 while the store answers.
+/// How long `/healthz` waits for the writer's probe.
+const PROBE_WAIT: Duration = Duration::from_secs(5);
+/// The least time between two probes asked by `/healthz`, in milliseconds.
+const PROBE_EVERY_MS: i64 = 1000;
+
+/// `GET /healthz`: 200 while actions can be stored — the store answers and the writer's last
+/// write succeeded — with the writer's state; 503 otherwise. After a failed write it asks the
+/// writer to write its health row (at most once a second), so health returns with the disk.
 pub async fn healthz(State(app): State<AppState>) -> Result<Response, AppError> {
-    match app.games.store().ping().await {
-        Ok(()) => Ok(Json(serde_json::json!({"status": "ok"})).into_response()),
-        Err(e) => {
-            tracing::error!(error = %e, "health check: the store does not answer");
-            Err(AppError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "store_unreachable",
-                "the store does not answer",
-            ))
+    if let Err(e) = app.games.store().ping().await {
+        tracing::error!(error = %e, "health check: the store does not answer");
+        return Err(AppError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::STORE_UNREACHABLE,
+            "the store does not answer",
+        ));
+    }
+    let health = app.writer.health();
+    if !health.last_ok() {
+        let now = now_ms();
+        let last = app.last_probe.load(Ordering::Relaxed);
+        if now - last >= PROBE_EVERY_MS
+            && app
+                .last_probe
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let _ = tokio::time::timeout(PROBE_WAIT, app.writer.probe()).await;
         }
     }
+    let queue = app.writer.queue_depth();
+    let last_at = health.last_at().map(rfc3339);
+    if !health.last_ok() {
+        return Err(AppError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::STORE_UNWRITABLE,
+            format!(
+                "the last write to the store failed{}: actions cannot be stored now ({queue} waiting)",
+                last_at.map_or(String::new(), |t| format!(" at {t}"))
+            ),
+        )
+        .retry_after(1));
+    }
+    Ok(Json(serde_json::json!({
+        "status": "ok",
+        "writer": {"last_write_ok": true, "last_write_at": last_at, "queue_depth": queue},
+    }))
+    .into_response())
+}
+
+/// `GET /metrics`: the Prometheus text format.
+pub async fn metrics(State(app): State<AppState>) -> Response {
+    metrics::gauge!(crate::observe::WRITER_QUEUE).set(app.writer.queue_depth() as f64);
+    let text = crate::observe::recorder().map_or_else(String::new, |r| r.render());
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
+/// A route asked with a method it does not answer.
+pub async fn method_not_allowed() -> AppError {
+    AppError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        codes::METHOD_NOT_ALLOWED,
+        "this route does not answer that method",
+    )
 }
 
 /// Any other `/api/...` path.
@@ -307,6 +530,7 @@ pub async fn no_route() -> AppError {
     AppError::not_found("no such API route")
 }
 
+/// A JSON answer from text already serialized.
 fn json_text(body: impl Into<axum::body::Body>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
 }

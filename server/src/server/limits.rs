@@ -1,7 +1,12 @@
-//! Per-socket limits: how large a frame may be and how fast a client may send. A frame over a
-//! limit is refused with its own error code; the socket stays open unless the client keeps
-//! flooding long after being told.
+//! The limits that keep one client from filling, starving or stalling the server, with their
+//! defaults (docs/security.md lists each with its flag, and how it is tested).
+//!
+//! Per socket: how large a frame may be and how fast a client may send — a frame over a limit
+//! is refused with its own error code, and the socket stays open unless the client keeps
+//! flooding long after being told. Per server: [`Limits`], set by `siege serve`'s flags.
 
+use ipnet::IpNet;
+use std::time::Duration;
 use tokio::time::Instant;
 
 /// The largest client frame read, in bytes (docs/protocol.md: 64 KiB).
@@ -28,6 +33,102 @@ pub const MAX_REFUSED_IN_A_ROW: u32 = 1000;
 /// Connections per game, players and spectators together; room for a 10,000-spectator
 /// benchmark.
 pub const MAX_CONNECTIONS_PER_GAME: usize = 20_000;
+
+/// How far a connection may fall behind the game before it is dropped to "resync": while the
+/// frames waiting for its socket exceed this many bytes, further updates are not queued, and
+/// once the socket takes frames again it is sent one fresh state (a stalled reader holds a
+/// bounded amount of memory, not the game's history).
+pub const MAX_BEHIND_BYTES: usize = 32 * 1024;
+/// How much a socket's WebSocket layer buffers before writing to the kernel. Small, because a
+/// stalled reader holds this much; an action's events and state frames still leave in one
+/// write when the state frame is larger (it always is).
+pub const WRITE_BUFFER: usize = 16 * 1024;
+/// The most bytes a request's head (request line and headers) may take (431 beyond): hyper
+/// buffers the head while it arrives, and a slow client must not make it hold hundreds of
+/// kilobytes.
+pub const MAX_HEAD: usize = 32 * 1024;
+/// How long a WebSocket's closing frame may take to leave: a stalled reader must not hold up
+/// shutdown.
+pub const CLOSE_WITHIN: Duration = Duration::from_secs(2);
+/// File descriptors kept free below the process's limit when the connection cap is derived
+/// from it: the database and its WAL (per pooled connection), the listener, the runtime, the
+/// lock file and the log.
+pub const FD_RESERVE: u64 = 96;
+/// Past states (`state?at=N`, finished games' views) kept ready to send.
+pub const PAST_STATES: usize = 64;
+
+/// The server-wide limits: creation and joining rates, open games per creator, expiry of
+/// games nobody joined, connection caps and timeouts, and the pool for expensive requests.
+/// A rate or cap of 0 turns that limit off (benchmarks, trusted deployments).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Games one client may create per minute (bursts of as many).
+    pub create_per_minute: u32,
+    /// Seats one client may take per minute (bursts of as many).
+    pub join_per_minute: u32,
+    /// Games one creator may have open (waiting for an opponent) at once.
+    pub max_open_games: u32,
+    /// A game nobody joined, untouched for this long, is deleted; `None`: never.
+    pub expire_unjoined: Option<Duration>,
+    /// Proxies whose `X-Forwarded-For` names the client; every other peer is the client.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Open connections, all clients together (further capped by the file limit).
+    pub max_connections: usize,
+    /// Open connections from one client address (IPv6: one /64); trusted proxies are exempt.
+    pub max_connections_per_address: usize,
+    /// A request's headers must arrive within this; it also ends idle keep-alive connections.
+    pub header_timeout: Duration,
+    /// A connection on which nothing moves for this long is closed; a quiet WebSocket is
+    /// pinged before.
+    pub idle_timeout: Duration,
+    /// Threads (at low priority) for expensive requests: past states and analysis.
+    pub heavy_threads: usize,
+    /// Expensive requests waiting for a thread before more are refused with `busy`.
+    pub heavy_queue: usize,
+    /// The most work one expensive request may take.
+    pub work_budget: Duration,
+    /// The largest analysis answer, in bytes.
+    pub max_answer: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            create_per_minute: 10,
+            join_per_minute: 30,
+            max_open_games: 20,
+            expire_unjoined: Some(Duration::from_secs(14 * 24 * 3600)),
+            trusted_proxies: Vec::new(),
+            max_connections: 20_000,
+            max_connections_per_address: 256,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            heavy_threads: default_heavy_threads(),
+            heavy_queue: 16,
+            work_budget: Duration::from_secs(2),
+            max_answer: 512 * 1024,
+        }
+    }
+}
+
+impl Limits {
+    /// No rate, count or connection cap: for benchmarks and tests that create games by the
+    /// hundred from one address. Timeouts and the expensive-request pool stay.
+    pub fn unlimited() -> Limits {
+        Limits {
+            create_per_minute: 0,
+            join_per_minute: 0,
+            max_open_games: 0,
+            max_connections_per_address: 0,
+            ..Limits::default()
+        }
+    }
+}
+
+/// Half the cores, at least one: the other half stays free for the live games.
+pub fn default_heavy_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+}
 
 /// A token bucket: `burst` frames at once, refilled at `rate` per second.
 #[derive(Debug)]

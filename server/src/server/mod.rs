@@ -1,12 +1,21 @@
-//! The HTTP and WebSocket edge of the game server (docs/protocol.md). [`app`] builds the
-//! router from an [`AppState`], apart from any socket, so tests can drive it directly;
-//! [`Server`] opens the store, rebuilds unfinished games, binds the address and serves until
-//! shutdown — then stops accepting, closes every socket with "going away", lets every game
-//! task finish its in-flight write, and closes the writer and the store, in that order.
+//! The HTTP and WebSocket edge of the game server (docs/protocol.md). [`app`] builds the router
+//! from an [`AppState`], apart from any socket, so tests can drive it directly; [`Server`]
+//! locks the database, opens the store, expires games nobody joined, binds the address and
+//! serves until shutdown — then stops accepting, closes every socket with "going away", lets
+//! every game task finish its in-flight write, and closes the writer and the store, in that
+//! order. The limits that keep clients from exhausting it are in [`limits`] and
+//! docs/security.md.
 
+pub mod client;
 mod error;
+mod guard;
+mod heavy;
 mod http;
 pub mod limits;
+mod listener;
+mod lock;
+mod past;
+pub mod rate;
 mod ws;
 
 pub use error::{AppError, WireError};
@@ -22,11 +31,15 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{DefaultBodyLimit, Path, State, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
-use axum::serve::ListenerExt;
+use heavy::Heavy;
+use limits::Limits;
+use lock::DatabaseLock;
+use past::PastStates;
+use rate::Rates;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -67,6 +80,8 @@ pub struct Config {
     pub suggest_nodes: u32,
     /// The computer players' worker threads, thinking time and pace.
     pub bots: crate::games::bots::BotConfig,
+    /// The server-wide limits (rates, caps, timeouts, the expensive-request pool).
+    pub limits: Limits,
 }
 
 impl Config {
@@ -85,6 +100,7 @@ impl Config {
             commit_batch: commit_batch_from_env(),
             suggest_nodes: crate::analysis::SUGGEST_NODES,
             bots: crate::games::bots::BotConfig::default(),
+            limits: Limits::default(),
         }
     }
 }
@@ -116,6 +132,8 @@ pub enum ServerError {
     Scenario(#[from] ScenarioError),
     #[error("network: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Locked(#[from] lock::LockError),
 }
 
 /// What every handler shares.
@@ -133,14 +151,32 @@ pub struct AppState {
     pub frame_rate: u32,
     /// Playouts a `hard` engine hint may run.
     pub suggest_nodes: u32,
+    /// The writer, for its health.
+    pub writer: Writer,
+    pub limits: Arc<Limits>,
+    /// Creation and join rates per client.
+    pub rates: Arc<Rates>,
+    /// Where expensive requests run.
+    heavy: Heavy,
+    /// Past states ready to send.
+    past: Arc<PastStates>,
+    /// When `/healthz` last asked the writer for a probe (Unix ms), so a flood of health checks
+    /// is not a flood of writes.
+    last_probe: Arc<AtomicI64>,
     /// Numbers connections in the logs.
     next_conn: Arc<AtomicU64>,
 }
 
 impl AppState {
-    /// State for `games`, with shutdown signalled by `shutdown`.
-    pub fn new(games: Games, shutdown: CancellationToken, config: &Config) -> AppState {
+    /// State for `games` writing through `writer`, with shutdown signalled by `shutdown`.
+    pub fn new(
+        games: Games,
+        writer: Writer,
+        shutdown: CancellationToken,
+        config: &Config,
+    ) -> AppState {
         let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
+        let limits = &config.limits;
         AppState {
             games,
             scenario_json,
@@ -149,15 +185,23 @@ impl AppState {
             web_dir: config.web_dir.clone(),
             frame_rate: config.frame_rate,
             suggest_nodes: config.suggest_nodes,
+            writer,
+            limits: Arc::new(limits.clone()),
+            rates: Arc::new(Rates::new(limits)),
+            heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
+            past: Arc::new(PastStates::new(limits::PAST_STATES)),
+            last_probe: Arc::new(AtomicI64::new(0)),
             next_conn: Arc::new(AtomicU64::new(1)),
         }
     }
 }
 
-/// The router: the API, the game sockets, and the static page.
+/// The router: the API, the game sockets, and the static page, behind the browser-facing
+/// guards (security headers, no cross-site POSTs).
 pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .route("/healthz", get(http::healthz))
+        .route("/metrics", get(http::metrics))
         .route("/api/scenario", get(http::scenario))
         .route("/api/games", post(http::create).get(http::list))
         .route("/api/games/{id}", get(http::game))
@@ -169,10 +213,18 @@ pub fn app(state: AppState) -> Router {
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
     let next_request = Arc::new(AtomicU64::new(1));
-    router
+    let router = router
+        .method_not_allowed_fallback(http::method_not_allowed)
         .fallback_service(ServeDir::new(&state.web_dir))
-        .layer(DefaultBodyLimit::max(limits::MAX_FRAME))
-        .layer(TraceLayer::new_for_http().make_span_with(
+        .layer(axum::middleware::from_fn(guard::same_origin_writes))
+        .layer(DefaultBodyLimit::max(limits::MAX_FRAME));
+    guard::security_headers(router)
+        // A refusal (busy, over a limit) is not the server failing: not an error in the log,
+        // which a flood of refusals would otherwise fill. Real failures are logged where they
+        // happen (`AppError::internal`).
+        .layer(TraceLayer::new_for_http().on_failure(
+            tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
+        ).make_span_with(
             move |req: &axum::http::Request<axum::body::Body>| {
                 // The path only: no query string, no headers — nothing that could carry a token.
                 let id = next_request.fetch_add(1, Ordering::Relaxed);
@@ -197,6 +249,7 @@ async fn game_socket(
     let sockets = app.sockets.clone();
     Ok(upgrade
         .read_buffer_size(limits::READ_BUFFER)
+        .write_buffer_size(limits::WRITE_BUFFER)
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| {
@@ -216,12 +269,23 @@ pub struct Server {
     store: Store,
     /// Routes mounted beside the API by whoever starts the server (the benchmark routes).
     extra: Router,
+    caps: listener::Caps,
+    /// Expiry, metric upkeep and the rate tables' pruning.
+    housekeeping: JoinHandle<()>,
+    /// Held until the server has closed its store.
+    _lock: Option<DatabaseLock>,
 }
 
 impl Server {
-    /// Open the store (migrating it), start the background audit, and bind. No game is loaded
-    /// here, however many the store holds: each loads when first touched.
+    /// Lock the database, open the store (migrating it), expire games nobody joined, start the
+    /// background audit, and bind. No game is loaded here, however many the store holds: each
+    /// loads when first touched.
     pub async fn bind(config: &Config) -> Result<Server, ServerError> {
+        let lock = DatabaseLock::take(&config.database)?;
+        if let Some(lock) = &lock {
+            tracing::debug!(lock = %lock.path.display(), "database locked");
+        }
+        crate::observe::recorder();
         let scenario = Arc::new(Scenario::load_default()?);
         let store = Store::open(&config.database).await?;
         let (writer, writer_task) =
@@ -248,6 +312,13 @@ impl Server {
                 bots: config.bots.clone(),
             },
         );
+        // Games nobody joined are expired before anyone can touch (and so load) them.
+        if let Some(age) = config.limits.expire_unjoined {
+            let expired = games.expire_unjoined(age).await?;
+            if expired > 0 {
+                tracing::info!(games = expired, "games nobody joined expired");
+            }
+        }
         // Games with a computer seated are loaded in the background, so that a computer whose
         // decision it was when the server stopped goes on without waiting for a touch.
         let resumer = games.clone();
@@ -275,7 +346,9 @@ impl Server {
             tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
         }
         let listener = TcpListener::bind(&config.addr).await?;
-        let state = AppState::new(games, shutdown, config);
+        let caps = listener::Caps::of(&config.limits);
+        let state = AppState::new(games, writer.clone(), shutdown, config);
+        let housekeeping = tokio::spawn(housekeeping(state.clone()));
         Ok(Server {
             listener,
             state,
@@ -284,6 +357,9 @@ impl Server {
             writer_task,
             store,
             extra: Router::new(),
+            caps,
+            housekeeping,
+            _lock: lock,
         })
     }
 
@@ -318,17 +394,20 @@ impl Server {
     pub async fn run(self) -> Result<(), ServerError> {
         let shutdown = self.state.shutdown.clone();
         let sockets = self.state.sockets.clone();
-        // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm and delayed ACKs
-        // add ~40 ms to every state a player waits for.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::warn!(error = %e, "could not set TCP_NODELAY");
-            }
-        });
-        let served = axum::serve(listener, app(self.state).merge(self.extra))
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .await;
+        tracing::info!(
+            connections = self.caps.total,
+            per_address = self.caps.per_address,
+            "connection caps"
+        );
+        listener::serve(
+            self.listener,
+            app(self.state).merge(self.extra),
+            self.caps,
+            shutdown.clone(),
+        )
+        .await;
         shutdown.cancel();
+        let _ = self.housekeeping.await;
         sockets.close();
         sockets.wait().await;
         self.games.close();
@@ -337,6 +416,45 @@ impl Server {
         let _ = self.writer_task.await;
         self.store.close().await;
         tracing::info!("shut down");
-        Ok(served?)
+        Ok(())
+    }
+}
+
+/// How often the metrics recorder drains its histograms.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+/// How often idle clients are dropped from the rate tables.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+/// How often games nobody joined are looked for (and once at start-up).
+const EXPIRE_EVERY: Duration = Duration::from_secs(3600);
+
+/// The server's periodic chores, until shutdown.
+async fn housekeeping(app: AppState) {
+    let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
+    let mut prune = tokio::time::interval(PRUNE_EVERY);
+    // Expiry ran at start-up: the first tick is an hour away.
+    let mut expire =
+        tokio::time::interval_at(tokio::time::Instant::now() + EXPIRE_EVERY, EXPIRE_EVERY);
+    for timer in [&mut upkeep, &mut prune, &mut expire] {
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    }
+    loop {
+        tokio::select! {
+            () = app.shutdown.cancelled() => return,
+            _ = upkeep.tick() => {
+                if let Some(recorder) = crate::observe::recorder() {
+                    recorder.run_upkeep();
+                }
+            }
+            _ = prune.tick() => app.rates.prune(),
+            _ = expire.tick() => {
+                if let Some(age) = app.limits.expire_unjoined {
+                    match app.games.expire_unjoined(age).await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(games = n, "games nobody joined expired"),
+                        Err(e) => tracing::error!(error = %e, "expiring games nobody joined"),
+                    }
+                }
+            }
+        }
     }
 }

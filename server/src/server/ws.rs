@@ -1,23 +1,45 @@
 //! One WebSocket connection to a game (docs/protocol.md, "WebSocket"). The first frame says who is
 //! there (join, spectate or resume); after that the connection forwards the game's updates —
 //! pre-serialized, shared bytes — and passes the client's actions to the game task. Every
-//! refusal is an `error` frame and changes nothing; only a bad first frame, a flood or
+//! refusal is an `error` frame and changes nothing; only a bad first frame, a flood, silence or
 //! shutdown closes the socket (shutdown with 1001 "going away").
+//!
+//! What a connection sends waits in its own small [`Outbox`], and the connection keeps taking
+//! the game's updates while its socket is slow. When what waits passes
+//! [`MAX_BEHIND_BYTES`], the reader is dropped to "resync": the waiting frames are let go, the
+//! updates after them are not queued, and once the socket takes frames again it is sent one
+//! fresh state. A reader that stops reading therefore holds a bounded few tens of kilobytes —
+//! never the game's recent history, which is what it used to pin.
+//!
+//! A connection on which the client has said nothing for a third of the idle timeout is pinged
+//! (every WebSocket client answers pings by itself); one silent for the whole idle timeout is
+//! closed.
 
 use super::AppState;
 use super::error::WireError;
-use super::limits::{FIRST_FRAME_WITHIN, MAX_FRAME, MAX_REFUSED_IN_A_ROW, RateLimiter};
+use super::limits::{
+    CLOSE_WITHIN, FIRST_FRAME_WITHIN, MAX_BEHIND_BYTES, MAX_FRAME, MAX_REFUSED_IN_A_ROW,
+    RateLimiter,
+};
 use crate::games::{
     Attached, Claim, GameError, GameHandle, Snapshot, Update, events_frame, tokens,
 };
+use crate::observe::{self, Held};
 use crate::rules::Action;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
-use futures_util::SinkExt;
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use siege_protocol::{ClientFrame, You, action_from_frame, codes};
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
 use uuid::Uuid;
+
+/// Log entries read at a time for a resume.
+const RESUME_CHUNK: u64 = 200;
 
 /// Why a connection loop stopped.
 enum Stop {
@@ -29,6 +51,7 @@ enum Stop {
 
 /// Serve one socket of game `id` until it closes.
 pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
+    let _open = Held::new(observe::WEBSOCKETS);
     let first = tokio::select! {
         () = app.shutdown.cancelled() => {
             close(&mut socket, close_code::AWAY, "server shutting down").await;
@@ -59,6 +82,12 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
             .await;
             return;
         }
+        Some(Err(e)) => {
+            if let Stop::Close(code, reason) = on_transport_error(&mut socket, &e).await {
+                close(&mut socket, code, reason).await;
+            }
+            return;
+        }
         _ => return,
     };
     let (claim, resume_after, patches) = match first_frame(&text) {
@@ -70,32 +99,45 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         Err(e) => return refuse_and_close(&mut socket, WireError::from(&e)).await,
     };
     tracing::debug!(game = %id, conn, you = attached.you.as_str(), "attached");
+    let Attached {
+        you,
+        state,
+        updates,
+    } = attached;
     let mut connection = Connection {
-        you: attached.you,
+        you,
         handle,
-        last_seq: attached.state.seq,
         limiter: RateLimiter::per_second(app.frame_rate),
         refused_in_a_row: 0,
         patches,
+        out: Outbox::new(state.clone()),
     };
-    let Attached { state, updates, .. } = attached;
-    if let Some(after) = resume_after
-        && connection
-            .send_missed(&mut socket, &app, after, &state)
-            .await
-            .is_err()
-    {
-        return;
+    // A resume's missed events are written straight to the socket, within the idle timeout: a
+    // client that resumes and then stops reading is let go, not waited for. The state then
+    // goes through the outbox like everything after it.
+    if let Some(after) = resume_after {
+        let caught_up = tokio::time::timeout(
+            app.limits.idle_timeout,
+            send_missed(&mut socket, &app, connection.handle.id, after, &state),
+        )
+        .await;
+        if !matches!(caught_up, Ok(Ok(()))) {
+            return;
+        }
     }
-    if send(&mut socket, state.frame(connection.you))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    match connection.run(&mut socket, &app, updates).await {
+    connection.out.reply(Message::Text(state.frame(you)));
+    drop(state);
+    let (mut sink, stream) = socket.split();
+    match connection.run(&mut sink, stream, &app, updates).await {
         Stop::Gone => {}
-        Stop::Close(code, reason) => close(&mut socket, code, reason).await,
+        Stop::Close(code, reason) => {
+            let frame = CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            };
+            let _ =
+                tokio::time::timeout(CLOSE_WITHIN, sink.send(Message::Close(Some(frame)))).await;
+        }
     }
     tracing::debug!(game = %id, conn, "detached");
 }
@@ -116,7 +158,7 @@ fn first_frame(text: &str) -> Result<(Claim, Option<u64>, bool), WireError> {
             Some(seq),
             patches,
         )),
-        ClientFrame::Action { .. } | ClientFrame::Ping => Err(WireError::new(
+        ClientFrame::Action { .. } | ClientFrame::Ping {} => Err(WireError::new(
             codes::NOT_JOINED,
             "the first frame must be join, spectate or resume",
         )),
@@ -132,77 +174,103 @@ fn parse(text: &str) -> Result<ClientFrame<Value>, WireError> {
 struct Connection {
     you: You,
     handle: GameHandle,
-    /// The seq of the last state sent: older updates are never sent after newer ones.
-    last_seq: u64,
     limiter: RateLimiter,
     refused_in_a_row: u32,
     /// Whether the client asked for patch frames after its first full state.
     patches: bool,
+    out: Outbox,
 }
 
 impl Connection {
     async fn run(
         &mut self,
-        socket: &mut WebSocket,
+        sink: &mut SplitSink<WebSocket, Message>,
+        mut stream: SplitStream<WebSocket>,
         app: &AppState,
         mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
     ) -> Stop {
+        let idle = app.limits.idle_timeout;
+        let ping_after = idle / 3;
+        let mut last_heard = Instant::now();
+        let mut last_ping = last_heard;
         loop {
+            let next_ping = last_heard.max(last_ping) + ping_after;
+            let you = self.you;
             let step = tokio::select! {
                 () = app.shutdown.cancelled() => return Stop::Close(close_code::AWAY, "server shutting down"),
-                msg = socket.recv() => match msg {
-                    Some(Ok(Message::Text(text))) => self.on_text(socket, &text).await,
-                    Some(Ok(Message::Binary(_))) => {
-                        self.refuse(socket, WireError::new(codes::BAD_JSON, "frames are JSON text")).await
+                msg = stream.next() => {
+                    last_heard = Instant::now();
+                    match msg {
+                        Some(Ok(Message::Text(text))) => self.on_text(&text).await,
+                        Some(Ok(Message::Binary(_))) => {
+                            self.refuse(WireError::new(codes::BAD_JSON, "frames are JSON text"))
+                        }
+                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => Ok(()),
+                        Some(Ok(Message::Close(_))) | None => return Stop::Gone,
+                        Some(Err(e)) => return transport_error(sink, &e).await,
                     }
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => Ok(()),
-                    Some(Ok(Message::Close(_))) | None => return Stop::Gone,
-                    Some(Err(e)) => return on_transport_error(socket, &e).await,
-                },
+                }
                 update = updates.recv() => match update {
-                    Ok(update) => self.forward(socket, &update).await,
+                    Ok(update) => {
+                        self.on_update(&update);
+                        Ok(())
+                    }
                     Err(RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "connection lagged; sending the current state");
+                        tracing::debug!(missed, "connection lagged the broadcast; resyncing");
                         match self.handle.info().await {
-                            Ok(info) => self.send_state(socket, &info.state).await,
+                            Ok(info) => {
+                                self.out.note_latest(&info.state);
+                                self.out.drop_to_resync();
+                                Ok(())
+                            }
                             Err(_) => return Stop::Close(close_code::AWAY, "game stopped"),
                         }
                     }
                     Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
                 },
+                sent = self.out.drive(sink, you), if self.out.has_work() => sent,
+                () = tokio::time::sleep_until(next_ping) => {
+                    let now = Instant::now();
+                    if now.duration_since(last_heard) >= idle {
+                        return Stop::Close(close_code::AWAY, "idle");
+                    }
+                    if now >= next_ping {
+                        last_ping = now;
+                        self.out.reply(Message::Ping(Default::default()));
+                    }
+                    Ok(())
+                }
             };
-            match step {
-                Ok(()) => {}
-                Err(stop) => return stop,
+            if let Err(stop) = step {
+                return stop;
             }
         }
     }
 
     /// A client frame after the first.
-    async fn on_text(&mut self, socket: &mut WebSocket, text: &str) -> Result<(), Stop> {
+    async fn on_text(&mut self, text: &str) -> Result<(), Stop> {
         if !self.limiter.allow() {
             let msg = self.limiter.describe();
-            return self
-                .refuse(socket, WireError::new(codes::RATE_LIMITED, msg))
-                .await;
+            return self.refuse(WireError::new(codes::RATE_LIMITED, msg));
         }
         if text.len() > MAX_FRAME {
             let msg = format!(
                 "a frame has at most {MAX_FRAME} bytes; this one has {}",
                 text.len()
             );
-            return self
-                .refuse(socket, WireError::new(codes::FRAME_TOO_LARGE, msg))
-                .await;
+            return self.refuse(WireError::new(codes::FRAME_TOO_LARGE, msg));
         }
         let frame = match parse(text) {
             Ok(f) => f,
-            Err(e) => return self.refuse(socket, e).await,
+            Err(e) => return self.refuse(e),
         };
         match frame {
-            ClientFrame::Ping => {
-                self.refused_in_a_row = 0;
-                send(socket, Utf8Bytes::from_static(r#"{"type":"pong"}"#)).await
+            // A ping is answered but does not count as a frame that was accepted: a socket
+            // refused a thousand times in a row is closed however many pings it mixes in.
+            ClientFrame::Ping {} => {
+                self.out
+                    .reply(Message::Text(Utf8Bytes::from_static(r#"{"type":"pong"}"#)));
+                Ok(())
             }
             ClientFrame::Join { .. }
             | ClientFrame::Spectate { .. }
@@ -211,21 +279,16 @@ impl Connection {
                     codes::ALREADY_JOINED,
                     "this socket is already attached to the game",
                 );
-                self.refuse(socket, e).await
+                self.refuse(e)
             }
-            ClientFrame::Action { seq, action } => self.on_action(socket, seq, action).await,
+            ClientFrame::Action { seq, action } => self.on_action(seq, action).await,
         }
     }
 
-    async fn on_action(
-        &mut self,
-        socket: &mut WebSocket,
-        seq: u64,
-        action: Value,
-    ) -> Result<(), Stop> {
+    async fn on_action(&mut self, seq: u64, action: Value) -> Result<(), Stop> {
         let Some(side) = self.you.side() else {
             let e = WireError::new(codes::SPECTATOR, "spectators watch; they cannot act");
-            return self.refuse(socket, e).await;
+            return self.refuse(e);
         };
         let action: Action = match action_from_frame(&action) {
             Ok(a) => a,
@@ -233,9 +296,7 @@ impl Connection {
                 let msg = format!(
                     "not an action of this game ({e}); send one of legal_actions unchanged"
                 );
-                return self
-                    .refuse(socket, WireError::new("not_a_legal_choice", msg))
-                    .await;
+                return self.refuse(WireError::new("not_a_legal_choice", msg));
             }
         };
         match self.handle.act(side, seq, action).await {
@@ -244,76 +305,194 @@ impl Connection {
                 Ok(())
             }
             Err(e) => {
-                let fresh = match &e {
-                    GameError::Stale { current, .. } => Some(current.clone()),
-                    _ => None,
-                };
-                self.refuse(socket, WireError::from(&e)).await?;
-                match fresh {
-                    Some(state) => self.send_state(socket, &state).await,
-                    None => Ok(()),
+                self.refuse(WireError::from(&e))?;
+                // The current state follows a stale refusal once per new state: a client that
+                // keeps sending old actions gets an error frame each time, not a whole state.
+                if let GameError::Stale { current, .. } = &e {
+                    self.out.offer_state(current, self.you);
                 }
+                Ok(())
             }
         }
     }
 
-    /// Send an error frame; close a socket that keeps being refused.
-    async fn refuse(&mut self, socket: &mut WebSocket, e: WireError) -> Result<(), Stop> {
+    /// Queue an error frame; close a socket that keeps being refused.
+    fn refuse(&mut self, e: WireError) -> Result<(), Stop> {
+        observe::refused(e.code);
         self.refused_in_a_row += 1;
         if self.refused_in_a_row > MAX_REFUSED_IN_A_ROW {
             return Err(Stop::Close(close_code::POLICY, "too many refused frames"));
         }
-        send(socket, Utf8Bytes::from(e.frame())).await
+        self.out.reply(Message::Text(Utf8Bytes::from(e.frame())));
+        Ok(())
     }
 
-    /// An accepted action: its events, then its state — unless this socket is already past it.
-    /// Both frames leave in one write: the events frame is only queued, and the state's send
-    /// flushes the two together (with ten thousand spectators, half the system calls).
-    async fn forward(&mut self, socket: &mut WebSocket, update: &Update) -> Result<(), Stop> {
-        if update.seq <= self.last_seq {
-            return Ok(());
+    /// An accepted action: its events, then its state (or patch) — unless this socket is
+    /// already past it, or behind and waiting to resync.
+    fn on_update(&mut self, update: &Update) {
+        let out = &mut self.out;
+        if update.seq <= out.last_seq {
+            return;
         }
-        socket
-            .feed(Message::Text(update.events.clone()))
-            .await
-            .map_err(|_| Stop::Gone)?;
-        if self.patches
-            && update.prev.seq == self.last_seq
-            && let Some(patch) = update.patch(self.you)
+        out.note_latest(&update.state);
+        if out.resync {
+            return;
+        }
+        let state = match (self.patches && update.prev.seq == out.last_seq)
+            .then(|| update.patch(self.you))
+            .flatten()
         {
-            self.last_seq = update.seq;
-            return send(socket, patch).await;
+            Some(patch) => patch,
+            None => update.state_frame(self.you),
+        };
+        if out.push_update(update.events.clone(), state) {
+            out.last_seq = update.seq;
         }
-        self.last_seq = update.seq;
-        send(socket, update.state_frame(self.you)).await
+    }
+}
+
+/// The frames waiting for one socket, and what the connection knows of the game's latest
+/// state for when it must resync.
+struct Outbox {
+    queue: VecDeque<Message>,
+    /// Bytes of the text frames in `queue`.
+    bytes: usize,
+    /// Frames were handed to the socket and not yet flushed.
+    unflushed: bool,
+    /// Behind: send `latest` when the socket takes frames again; queue no updates until then.
+    resync: bool,
+    /// The newest state this connection has heard of (shared with the game: costs nothing).
+    latest: Arc<Snapshot>,
+    /// The seq of the last state (or patch) queued: older updates are never queued after it.
+    last_seq: u64,
+}
+
+impl Outbox {
+    fn new(state: Arc<Snapshot>) -> Outbox {
+        Outbox {
+            queue: VecDeque::new(),
+            bytes: 0,
+            unflushed: false,
+            resync: false,
+            last_seq: state.seq,
+            latest: state,
+        }
     }
 
-    async fn send_state(&mut self, socket: &mut WebSocket, state: &Snapshot) -> Result<(), Stop> {
-        if state.seq < self.last_seq {
-            return Ok(());
-        }
-        self.last_seq = state.seq;
-        send(socket, state.frame(self.you)).await
+    fn has_work(&self) -> bool {
+        self.unflushed || self.resync || !self.queue.is_empty()
     }
 
-    /// For a resume: the events of every action after `after`, from the log, up to the state
-    /// the connection was attached at.
-    async fn send_missed(
+    fn note_latest(&mut self, state: &Arc<Snapshot>) {
+        if state.seq >= self.latest.seq {
+            self.latest = state.clone();
+        }
+    }
+
+    /// Too far behind: let the waiting frames go; one fresh state follows when the socket
+    /// takes frames again.
+    fn drop_to_resync(&mut self) {
+        if !self.resync {
+            metrics::counter!(observe::RESYNCS).increment(1);
+        }
+        self.queue.clear();
+        self.bytes = 0;
+        self.resync = true;
+    }
+
+    /// Queue an update's two frames; `false` (and a resync) when they would put the socket
+    /// more than [`MAX_BEHIND_BYTES`] behind. An empty queue always takes them.
+    fn push_update(&mut self, events: Utf8Bytes, state: Utf8Bytes) -> bool {
+        let size = events.len() + state.len();
+        if !self.queue.is_empty() && self.bytes + size > MAX_BEHIND_BYTES {
+            self.drop_to_resync();
+            return false;
+        }
+        self.bytes += size;
+        self.queue.push_back(Message::Text(events));
+        self.queue.push_back(Message::Text(state));
+        true
+    }
+
+    /// Queue a reply (a pong, an error, a ping); past the bound, what waited is let go first.
+    fn reply(&mut self, message: Message) {
+        let size = frame_len(&message);
+        if !self.queue.is_empty() && self.bytes + size > MAX_BEHIND_BYTES {
+            self.drop_to_resync();
+        }
+        self.bytes += size;
+        self.queue.push_back(message);
+    }
+
+    /// After a stale refusal: queue `current` unless this connection was already sent it (or
+    /// is about to resync to it).
+    fn offer_state(&mut self, current: &Arc<Snapshot>, you: You) {
+        self.note_latest(current);
+        if self.resync || current.seq <= self.last_seq {
+            return;
+        }
+        self.last_seq = current.seq;
+        self.reply(Message::Text(current.frame(you)));
+    }
+
+    /// Hand waiting frames to the socket and flush them. Cancel-safe: a frame leaves the queue
+    /// only in the same step that gives it to the socket.
+    async fn drive(
         &mut self,
-        socket: &mut WebSocket,
-        app: &AppState,
-        after: u64,
-        state: &Snapshot,
+        sink: &mut SplitSink<WebSocket, Message>,
+        you: You,
     ) -> Result<(), Stop> {
-        if after >= state.seq {
-            return Ok(());
+        std::future::poll_fn(|cx| self.poll_drive(cx, sink, you)).await
+    }
+
+    fn poll_drive(
+        &mut self,
+        cx: &mut Context<'_>,
+        sink: &mut SplitSink<WebSocket, Message>,
+        you: You,
+    ) -> Poll<Result<(), Stop>> {
+        while !self.queue.is_empty() || self.resync {
+            ready!(sink.poll_ready_unpin(cx)).map_err(|_| Stop::Gone)?;
+            let message = match self.queue.pop_front() {
+                Some(m) => {
+                    self.bytes = self.bytes.saturating_sub(frame_len(&m));
+                    m
+                }
+                None => {
+                    self.resync = false;
+                    self.last_seq = self.latest.seq;
+                    Message::Text(self.latest.frame(you))
+                }
+            };
+            sink.start_send_unpin(message).map_err(|_| Stop::Gone)?;
+            self.unflushed = true;
         }
-        let rows = match app
-            .games
-            .store()
-            .log(self.handle.id, after, state.seq)
-            .await
-        {
+        ready!(sink.poll_flush_unpin(cx)).map_err(|_| Stop::Gone)?;
+        self.unflushed = false;
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn frame_len(message: &Message) -> usize {
+    match message {
+        Message::Text(t) => t.len(),
+        Message::Binary(b) | Message::Ping(b) | Message::Pong(b) => b.len(),
+        Message::Close(_) => 0,
+    }
+}
+
+/// For a resume: the events of every action after `after`, from the log, up to the state the
+/// connection was attached at — read a chunk at a time.
+async fn send_missed(
+    socket: &mut WebSocket,
+    app: &AppState,
+    id: Uuid,
+    mut after: u64,
+    state: &Snapshot,
+) -> Result<(), Stop> {
+    while after < state.seq {
+        let upto = (after + RESUME_CHUNK).min(state.seq);
+        let rows = match app.games.store().log(id, after, upto).await {
             Ok(rows) => rows,
             Err(e) => {
                 tracing::error!(error = %e, "reading the log for a resume");
@@ -324,22 +503,45 @@ impl Connection {
             let seq = u64::try_from(row.seq).unwrap_or(0);
             send(socket, events_frame(seq, &row.side, &row.events)).await?;
         }
-        Ok(())
+        after = upto;
     }
+    Ok(())
 }
 
 /// The transport refused a frame (above [`super::limits::MAX_TRANSPORT_FRAME`]) or failed.
 async fn on_transport_error(socket: &mut WebSocket, e: &axum::Error) -> Stop {
-    let text = e.to_string();
-    if text.contains("Space limit exceeded") || text.contains("too long") || text.contains("size") {
+    if is_too_large(e) {
         let wire = WireError::new(
             codes::FRAME_TOO_LARGE,
             "the frame is larger than the server reads at all",
         );
+        observe::refused(wire.code);
         let _ = send(socket, Utf8Bytes::from(wire.frame())).await;
         return Stop::Close(close_code::SIZE, "frame too large");
     }
     Stop::Gone
+}
+
+/// As [`on_transport_error`], on a socket already split.
+async fn transport_error(sink: &mut SplitSink<WebSocket, Message>, e: &axum::Error) -> Stop {
+    if is_too_large(e) {
+        let wire = WireError::new(
+            codes::FRAME_TOO_LARGE,
+            "the frame is larger than the server reads at all",
+        );
+        observe::refused(wire.code);
+        let _ = sink
+            .send(Message::Text(Utf8Bytes::from(wire.frame())))
+            .await;
+        return Stop::Close(close_code::SIZE, "frame too large");
+    }
+    Stop::Gone
+}
+
+/// Whether the transport refused a frame for its size.
+fn is_too_large(e: &axum::Error) -> bool {
+    let text = e.to_string();
+    text.contains("Space limit exceeded") || text.contains("too long") || text.contains("size")
 }
 
 async fn send(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Stop> {
@@ -350,6 +552,7 @@ async fn send(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Stop> {
 }
 
 async fn refuse_and_close(socket: &mut WebSocket, e: WireError) {
+    observe::refused(e.code);
     if send(socket, Utf8Bytes::from(e.frame())).await.is_ok() {
         close(socket, close_code::POLICY, "refused").await;
     }
@@ -360,5 +563,5 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
         code,
         reason: Utf8Bytes::from_static(reason),
     };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = tokio::time::timeout(CLOSE_WITHIN, socket.send(Message::Close(Some(frame)))).await;
 }

@@ -5,6 +5,7 @@
 //! Only `query`/`query_as` are used (not the checked macros), so a fresh clone builds without a
 //! database or an offline cache.
 
+mod expiry;
 mod rows;
 mod time;
 pub mod writer;
@@ -58,6 +59,10 @@ pub struct NewGame {
     pub hash_version: HashVersion,
     /// A computer player in the other seat: its side, level and token hash.
     pub bot: Option<(Side, String, String)>,
+    /// Who created it (the rate limiter's key), kept while the game is open.
+    pub creator: Option<String>,
+    /// The most games its creator may have open, this one included; `None`: no cap.
+    pub max_open: Option<u32>,
 }
 
 /// The shared handle on the database.
@@ -125,26 +130,36 @@ impl Store {
         self.pool.close().await;
     }
 
-    /// Insert a new game and its creator's seat in one transaction.
-    pub async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+    /// Insert a new game and its creator's seat in one transaction. Returns `false`, changing
+    /// nothing, when the creator already has `max_open` open games: the count and the insert
+    /// are one statement, so two requests at once cannot both slip under the cap.
+    pub async fn create_game(&self, game: &NewGame) -> Result<bool, StoreError> {
         let now = now_ms();
         let id = game.id.to_string();
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version) \
-             VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        let inserted = sqlx::query(
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator) \
+             SELECT ?1, ?2, ?10, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8 \
+             WHERE ?9 IS NULL OR ?8 IS NULL \
+                OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') < ?9",
         )
         .bind(&id)
         .bind(&game.name)
-        .bind(if game.bot.is_some() { "active" } else { "open" })
         .bind(game.seed.as_slice())
         .bind(&game.seed_commitment)
         .bind(now)
-        .bind(now)
         .bind(&game.position)
         .bind(i64::from(game.hash_version.number()))
+        .bind(&game.creator)
+        .bind(game.max_open)
+        // A game with a computer in the other seat is active from the start.
+        .bind(if game.bot.is_some() { "active" } else { "open" })
         .execute(&mut *tx)
-        .await?;
+        .await?
+        .rows_affected();
+        if inserted == 0 {
+            return Ok(false);
+        }
         sqlx::query("INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?)")
             .bind(&id)
             .bind(game.side.as_str())
@@ -165,7 +180,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(true)
     }
 
     /// Give `side`'s seat to the holder of `token_hash`. Returns `false` when the seat was
@@ -198,10 +213,13 @@ impl Store {
             "UPDATE games SET updated_at = ?, status = CASE \
                WHEN status = 'finished' THEN 'finished' \
                WHEN (SELECT count(*) FROM seats WHERE game_id = ?) >= 2 THEN 'active' \
-               ELSE 'open' END \
+               ELSE 'open' END, \
+             creator = CASE WHEN (SELECT count(*) FROM seats WHERE game_id = ?) >= 2 THEN NULL \
+               ELSE creator END \
              WHERE id = ?",
         )
         .bind(now)
+        .bind(&id)
         .bind(&id)
         .bind(&id)
         .execute(&mut *tx)

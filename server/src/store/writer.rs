@@ -11,6 +11,11 @@
 //! background audit's marks — which nobody waits for: they are written after the actions, when
 //! no action is waiting, so they never hold one up.
 //!
+//! The writer reports its own [`Health`]: whether its last commit succeeded and how many
+//! actions wait for it (`/healthz`). After a failure (a full disk, say), a health check asks it
+//! for a [`Writer::probe`] — a one-row write through the same connection — so that health comes
+//! back as soon as writing does, not only with the next action.
+//!
 //! The writer keeps one connection for itself, and a batch that is one `INSERT` (one chunk, no
 //! game finished) is committed by that statement alone, in SQLite's autocommit: sqlx runs every
 //! statement on the connection's own thread, so `acquire` (with its ping), `BEGIN`, `INSERT`
@@ -22,6 +27,8 @@ use crate::probe::Probes;
 use siege_protocol::{Phase, Side};
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -76,6 +83,8 @@ pub enum Note {
 enum Msg {
     Append(Entry, oneshot::Sender<Result<(), StoreError>>),
     Note(Note),
+    /// Write the health row, to learn whether writing works again.
+    Probe(oneshot::Sender<Result<(), StoreError>>),
     Close(oneshot::Sender<()>),
 }
 
@@ -86,6 +95,33 @@ const MAX_NOTES: usize = 256;
 #[derive(Clone, Debug)]
 pub struct Writer {
     tx: mpsc::Sender<Msg>,
+    health: Arc<Health>,
+}
+
+/// Whether the writer can store actions, as its last write found.
+#[derive(Debug)]
+pub struct Health {
+    /// The last transaction (an append or a probe) committed.
+    last_ok: AtomicBool,
+    /// When the last transaction ended, in Unix milliseconds (0: none yet).
+    last_at: AtomicI64,
+}
+
+impl Health {
+    fn record(&self, ok: bool) {
+        self.last_ok.store(ok, Ordering::Relaxed);
+        self.last_at.store(super::now_ms(), Ordering::Relaxed);
+    }
+
+    /// Whether the last write succeeded (true before any write).
+    pub fn last_ok(&self) -> bool {
+        self.last_ok.load(Ordering::Relaxed)
+    }
+
+    /// When the last write ended, in Unix milliseconds, if there was one.
+    pub fn last_at(&self) -> Option<i64> {
+        Some(self.last_at.load(Ordering::Relaxed)).filter(|t| *t > 0)
+    }
 }
 
 impl std::fmt::Debug for Msg {
@@ -106,8 +142,38 @@ impl Writer {
     /// Each transaction's time and size is reported to `probe`.
     pub fn start_with(store: Store, max_batch: usize, probe: Probes) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, rx, max_batch.clamp(1, MAX_BATCH), probe));
-        (Writer { tx }, task)
+        let health = Arc::new(Health {
+            last_ok: AtomicBool::new(true),
+            last_at: AtomicI64::new(0),
+        });
+        let task = tokio::spawn(run(
+            store,
+            rx,
+            max_batch.clamp(1, MAX_BATCH),
+            probe,
+            health.clone(),
+        ));
+        (Writer { tx, health }, task)
+    }
+
+    /// The writer's health.
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// Actions waiting for the writer.
+    pub fn queue_depth(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+
+    /// Write the health row through the writer's own connection: whether writing works now.
+    pub async fn probe(&self) -> Result<(), StoreError> {
+        let (done, wait) = oneshot::channel();
+        self.tx
+            .send(Msg::Probe(done))
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
+        wait.await.map_err(|_| StoreError::WriterGone)?
     }
 
     /// Append `entry` and wait until it is committed.
@@ -150,6 +216,23 @@ impl Link {
             None => self.store.pool().acquire().await?,
         };
         Ok(&mut **self.conn.insert(conn))
+    }
+
+    /// The health probe: one row rewritten in autocommit (a write that needs the disk as an
+    /// action does).
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        let conn = self.conn().await?;
+        let result = sqlx::query(
+            "INSERT INTO health (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+        )
+        .bind(super::now_ms())
+        .execute(&mut *conn)
+        .await;
+        if result.is_err() {
+            self.conn = None;
+        }
+        result?;
+        Ok(())
     }
 
     /// One transaction of `entries`; a failure gives the connection back to the pool (which
@@ -226,17 +309,25 @@ async fn write_notes(conn: &mut SqliteConnection, notes: &[Note]) -> Result<(), 
     Ok(())
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize, probe: Probes) {
+async fn run(
+    store: Store,
+    mut rx: mpsc::Receiver<Msg>,
+    max_batch: usize,
+    probe: Probes,
+    health: Arc<Health>,
+) {
     let mut link = Link { store, conn: None };
     let mut batch = Vec::new();
     let mut notes = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut closing = None;
+        let mut probes = Vec::new();
         let mut next = Some(first);
         while let Some(msg) = next.take() {
             match msg {
                 Msg::Append(e, done) => batch.push((e, done)),
                 Msg::Note(n) => notes.push(n),
+                Msg::Probe(done) => probes.push(done),
                 Msg::Close(done) => closing = Some(done),
             }
             if closing.is_none() && batch.len() < max_batch {
@@ -245,8 +336,21 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize, probe:
         }
         if !batch.is_empty() {
             let (n, started) = (batch.len(), Instant::now());
-            commit(&mut link, std::mem::take(&mut batch)).await;
-            probe.commit(n, started.elapsed());
+            let ok = commit(&mut link, std::mem::take(&mut batch)).await;
+            let took = started.elapsed();
+            health.record(ok);
+            metrics::histogram!(crate::observe::COMMIT_SECONDS).record(took.as_secs_f64());
+            probe.commit(n, took);
+        }
+        if !probes.is_empty() {
+            let probed = link.probe().await;
+            health.record(probed.is_ok());
+            for done in probes {
+                let _ = done.send(match &probed {
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(StoreError::Write(e.to_string())),
+                });
+            }
         }
         if !notes.is_empty() && (rx.is_empty() || closing.is_some() || notes.len() >= MAX_NOTES) {
             let written = std::mem::take(&mut notes);
@@ -261,27 +365,45 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, max_batch: usize, probe:
     }
 }
 
-/// Commit a batch, answering every waiter.
-async fn commit(link: &mut Link, batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>) {
+/// Commit a batch, answering every waiter; whether the last write succeeded.
+async fn commit(
+    link: &mut Link,
+    batch: Vec<(Entry, oneshot::Sender<Result<(), StoreError>>)>,
+) -> bool {
+    use crate::observe::{ACTIONS, COMMIT_FAILURES};
     let entries: Vec<&Entry> = batch.iter().map(|(e, _)| e).collect();
     match link.write(&entries).await {
         Ok(()) => {
             tracing::trace!(actions = batch.len(), "group commit");
+            metrics::counter!(ACTIONS).increment(batch.len() as u64);
             for (_, done) in batch {
                 let _ = done.send(Ok(()));
             }
+            true
         }
         Err(e) if batch.len() > 1 => {
             tracing::warn!(error = %e, actions = batch.len(), "batch failed; retrying one by one");
+            metrics::counter!(COMMIT_FAILURES).increment(1);
+            let mut last_ok = false;
             for (entry, done) in batch {
-                let _ = done.send(link.write(&[&entry]).await);
+                let written = link.write(&[&entry]).await;
+                last_ok = written.is_ok();
+                if last_ok {
+                    metrics::counter!(ACTIONS).increment(1);
+                } else {
+                    metrics::counter!(COMMIT_FAILURES).increment(1);
+                }
+                let _ = done.send(written);
             }
+            last_ok
         }
         Err(e) => {
             tracing::error!(error = %e, "appending an action failed");
+            metrics::counter!(COMMIT_FAILURES).increment(1);
             for (_, done) in batch {
                 let _ = done.send(Err(StoreError::Write(e.to_string())));
             }
+            false
         }
     }
 }
@@ -381,6 +503,8 @@ mod tests {
                     position: None,
                     hash_version: HashVersion::LATEST,
                     bot: None,
+                    creator: None,
+                    max_open: None,
                 })
                 .await
                 .unwrap();

@@ -1,0 +1,107 @@
+//! How often one client may create games and take seats: a GCRA rate per [`ClientKey`]
+//! (`governor`), refused with 429 `rate_limited` and a `Retry-After` saying when the next one
+//! would pass. Creating a game costs a row, a task and the seat's secrets; a flood of them from
+//! one address slowed every live game, so the rate is checked before anything is done.
+
+use super::client::ClientKey;
+use super::error::AppError;
+use super::limits::Limits;
+use axum::http::StatusCode;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+use siege_protocol::codes;
+use std::num::NonZeroU32;
+
+/// What a client is asking to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    Create,
+    Join,
+}
+
+/// The per-client rates of the server.
+#[derive(Debug)]
+pub struct Rates {
+    create: Option<DefaultKeyedRateLimiter<ClientKey>>,
+    join: Option<DefaultKeyedRateLimiter<ClientKey>>,
+}
+
+impl Rates {
+    /// The rates of `limits`; a rate of 0 is no limit.
+    pub fn new(limits: &Limits) -> Rates {
+        let keyed = |per_minute: u32| {
+            NonZeroU32::new(per_minute)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n)))
+        };
+        Rates {
+            create: keyed(limits.create_per_minute),
+            join: keyed(limits.join_per_minute),
+        }
+    }
+
+    /// Let `key` do `act` once more, or refuse with 429 naming when it may try again.
+    pub fn check(&self, act: Act, key: &ClientKey) -> Result<(), AppError> {
+        let limiter = match act {
+            Act::Create => &self.create,
+            Act::Join => &self.join,
+        };
+        let Some(limiter) = limiter else {
+            return Ok(());
+        };
+        limiter.check_key(key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            let what = match act {
+                Act::Create => "games created",
+                Act::Join => "seats taken",
+            };
+            AppError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                codes::RATE_LIMITED,
+                format!("too many {what} from this address; try again in {secs} s"),
+            )
+            .retry_after(secs.max(1))
+        })
+    }
+
+    /// Forget the clients whose allowance is whole again, so the table does not grow with
+    /// every address ever seen.
+    pub fn prune(&self) {
+        for limiter in [&self.create, &self.join].into_iter().flatten() {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_passes_then_429_with_retry_after_and_other_clients_are_untouched() {
+        let limits = Limits {
+            create_per_minute: 3,
+            ..Limits::default()
+        };
+        let rates = Rates::new(&limits);
+        let a = ClientKey::of("203.0.113.1".parse().unwrap());
+        let b = ClientKey::of("203.0.113.2".parse().unwrap());
+        for _ in 0..3 {
+            rates.check(Act::Create, &a).unwrap();
+        }
+        let refused = rates.check(Act::Create, &a).unwrap_err();
+        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.code, codes::RATE_LIMITED);
+        // One game every 20 s: the next is at most 20 s away.
+        assert!(refused.retry_after.is_some_and(|s| (1..=20).contains(&s)));
+        rates.check(Act::Create, &b).unwrap();
+        // Joining is counted apart from creating.
+        rates.check(Act::Join, &a).unwrap();
+        // A rate of 0 is no limit.
+        let open = Rates::new(&Limits::unlimited());
+        for _ in 0..1000 {
+            open.check(Act::Create, &a).unwrap();
+        }
+    }
+}
