@@ -229,7 +229,11 @@ mod tests {
         assert_eq!(name.as_deref(), Some("siege-bot-0"), "not a runtime thread");
         let panicked: Option<u8> = pool.run(|| panic!("a bug in a bot")).await;
         assert_eq!(panicked, None);
-        assert_eq!(pool.run(|| 7).await, Some(7), "the one worker is still there");
+        assert_eq!(
+            pool.run(|| 7).await,
+            Some(7),
+            "the one worker is still there"
+        );
     }
 
     #[test]
