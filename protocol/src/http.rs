@@ -80,6 +80,50 @@ pub struct CreateGame {
     /// section 22; both players are told it is a custom start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Value>,
+    /// Who takes the other seat: absent, a person who follows the invitation; `{"bot": level}`,
+    /// a computer player, seated at once (the game is active from the start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<Opponent>,
+}
+
+/// The other seat of a new game, when it is not left for a person.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opponent {
+    /// The computer player's level: `easy`, `normal` or `hard` (docs/bots.md), or `random`.
+    pub bot: String,
+}
+
+/// The computer players seated in a game, by side (absent: a person's seat or a free one).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bots {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allied: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chinese: Option<String>,
+}
+
+impl Bots {
+    /// Whether no seat is a computer's.
+    pub fn is_empty(&self) -> bool {
+        self.allied.is_none() && self.chinese.is_none()
+    }
+
+    /// The level of the computer player in `side`'s seat, if that seat is a computer's.
+    pub fn level(&self, side: Side) -> Option<&str> {
+        match side {
+            Side::Allied => self.allied.as_deref(),
+            Side::Chinese => self.chinese.as_deref(),
+        }
+    }
+
+    /// Seat a computer player of `level` in `side`'s seat.
+    pub fn set(&mut self, side: Side, level: String) {
+        match side {
+            Side::Allied => self.allied = Some(level),
+            Side::Chinese => self.chinese = Some(level),
+        }
+    }
 }
 
 /// The answer to `POST /api/games`. The token is shown here once and never again.
@@ -124,6 +168,9 @@ pub struct GameSummary {
     /// The game started from a custom position (analysis board), not the setup.
     #[serde(default)]
     pub custom_start: bool,
+    /// The seats taken by computer players, with their levels.
+    #[serde(default, skip_serializing_if = "Bots::is_empty")]
+    pub bots: Bots,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -134,6 +181,9 @@ pub struct GameInfo<V = Value, A = Value> {
     pub status: GameStatus,
     pub seq: u64,
     pub seats: Seats,
+    /// The seats taken by computer players, with their levels.
+    #[serde(default, skip_serializing_if = "Bots::is_empty")]
+    pub bots: Bots,
     pub seed_commitment: String,
     pub view: V,
     pub legal_actions: Vec<A>,

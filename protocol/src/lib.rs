@@ -12,7 +12,7 @@ mod side;
 
 pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
-    CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
-    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Seats,
+    Bots, CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
+    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Opponent, Seats,
 };
 pub use side::{Phase, Side};

@@ -60,6 +60,10 @@ enum Command {
     /// fan-out, throughput, memory and the bare-echo and raw-SQLite baselines
     /// (docs/benchmarks.md).
     Load(siege::load::LoadArgs),
+    /// Play whole games between two computer players on every core and print one JSON line:
+    /// wins per side, win rates with 95% intervals, actions, decision times, refusals
+    /// (docs/bots.md).
+    Arena(siege::arena::ArenaArgs),
     /// Render the map: `--svg FILE` writes a drawing, `--json` prints the map data.
     Map {
         /// Write the map as SVG to this file.
@@ -89,6 +93,20 @@ struct ServeArgs {
     /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
     #[arg(long, env = "SIEGE_FRAME_RATE", default_value_t = siege::server::limits::RATE_PER_SECOND)]
     frame_rate: u32,
+    /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
+    #[arg(long, env = "SIEGE_SUGGEST_NODES", default_value_t = siege::analysis::SUGGEST_NODES)]
+    suggest_nodes: u32,
+    /// Threads that think for the computer players (at most this many cores do bot work).
+    #[arg(long, env = "SIEGE_BOT_WORKERS", default_value_t = siege::games::bots::default_workers(),
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..256))]
+    bot_workers: usize,
+    /// Milliseconds a `hard` computer player may search one decision.
+    #[arg(long, env = "SIEGE_BOT_THINK_MS", default_value_t = siege::games::bots::THINK_MS)]
+    bot_think_ms: u64,
+    /// Milliseconds a computer player waits before each action, so that its moves can be
+    /// followed.
+    #[arg(long, env = "SIEGE_BOT_PACE_MS", default_value_t = siege::games::bots::PACE_MS)]
+    bot_pace_ms: u64,
     /// Seconds a game with nobody connected stays loaded before its task unloads.
     #[arg(long, env = "SIEGE_IDLE_UNLOAD_SECS", default_value_t = siege::games::IDLE_UNLOAD_SECS)]
     idle_unload_secs: u64,
@@ -222,6 +240,14 @@ fn main() -> anyhow::Result<()> {
         }
         Some(Command::Analyze) => analyze(&load_scenario()?),
         Some(Command::Load(args)) => load(&args),
+        Some(Command::Arena(args)) => {
+            let report = siege::arena::run(load_scenario()?, &args)?;
+            println!("{}", serde_json::to_string(&report)?);
+            if report.refusals > 0 {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -250,6 +276,12 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             config.web_dir = dir;
         }
         config.frame_rate = args.frame_rate;
+        config.suggest_nodes = args.suggest_nodes;
+        config.bots = siege::games::bots::BotConfig {
+            workers: args.bot_workers,
+            think: std::time::Duration::from_millis(args.bot_think_ms),
+            pace: std::time::Duration::from_millis(args.bot_pace_ms),
+        };
         config.idle_unload = std::time::Duration::from_secs(args.idle_unload_secs);
         config.snapshot_every = args.snapshot_every;
         config.audit = args.audit.then(|| siege::audit::AuditConfig {
@@ -362,25 +394,28 @@ fn load(args: &siege::load::LoadArgs) -> anyhow::Result<()> {
 
 /// `siege analyze`: one request on stdin, one answer on stdout; exit 2 on a bad request.
 fn analyze(scenario: &Arc<Scenario>) -> anyhow::Result<()> {
-    use siege::rules::analysis::{self, AnalysisError, Request};
+    use siege::analysis::{self, AnswerError};
     let mut input = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).context("reading stdin")?;
-    let request: Request = match serde_json::from_str(&input) {
+    let request: serde_json::Value = match serde_json::from_str(&input) {
         Ok(r) => r,
-        Err(e) => {
-            let body =
-                serde_json::json!({"error": {"code": "bad_request", "message": e.to_string()}});
-            println!("{body}");
-            std::process::exit(2);
-        }
+        Err(e) => refuse(e.to_string()),
     };
-    match analysis::answer(scenario, &request) {
+    match analysis::answer(scenario, &request, analysis::SUGGEST_NODES) {
         Ok(answers) => println!("{}", serde_json::json!({ "answers": answers })),
-        Err(AnalysisError::Position(e)) => {
+        Err(AnswerError::BadRequest(message)) => refuse(message),
+        Err(AnswerError::Position(e)) => {
             let body = serde_json::json!({"error": {"code": "invalid_position", "message": e.message, "unit": e.unit, "rule": e.rule}});
             println!("{body}");
             std::process::exit(2);
         }
     }
     Ok(())
+}
+
+/// Print a bad-request error and exit 2.
+fn refuse(message: String) -> ! {
+    let body = serde_json::json!({"error": {"code": "bad_request", "message": message}});
+    println!("{body}");
+    std::process::exit(2);
 }

@@ -191,6 +191,26 @@ export async function analysisChecks(browser, base, t = {}) {
     assert(/Chinese to act: \d+ choice/.test(text), `legal actions: ${text}`);
   });
 
+  await check('analysis board: an engine hint, a computer player\'s plan drawn on the map with its rating', async () => {
+    await page.click("#an-hint-plan .an-hint-side[data-side='chinese']");
+    await page.selectOption('#an-hint-level', 'normal');
+    await page.click('#an-suggest');
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.hint), null, { timeout: 30_000 });
+    const items = await page.$$eval('#an-plan li', (ls) => ls.map((l) => l.textContent));
+    assert(items.some((x) => x.includes(building)), `the plan attacks ${building}: ${items.join(' / ')}`);
+    assert(await page.locator(`#map .plan-target[data-hex='${building}']`).count() === 1, 'the target is ringed on the map');
+    assert(await page.locator('#map .plan-attack').count() >= 1, 'the attackers are joined to it');
+    assert(/Chinese: \d+%/.test(await page.textContent('#an-eval')), 'the bot rates the position');
+    await page.locator('#an-hint-plan').scrollIntoViewIfNeeded();
+    await shot(page, '23b-analysis-hint.png');
+    // Asking for the side not to act gives an empty plan and says why.
+    await page.click("#an-hint-plan .an-hint-side[data-side='allied']");
+    await page.click('#an-suggest');
+    await page.waitForFunction(() => document.body.dataset.hint === 'ready' && document.querySelector('#an-eval'), null, { timeout: 30_000 });
+    assert(await page.locator('#an-plan li').count() === 0, 'no plan for the side not to act');
+    assert(await page.locator('#map .plan-path, #map .plan-target').count() === 0, 'nothing drawn');
+  });
+
   await check('analysis board: an invalid position shows the server\'s reason, naming the unit and the rule', async () => {
     await tool(page, 'select');
     // Chromium logs the 422 of the refused position; that one is expected.

@@ -17,6 +17,7 @@ import { SiegeServer } from './server.mjs';
 import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
 import { analysisChecks } from './analysis.mjs';
 import { tableChecks } from './table-checks.mjs';
+import { botChecks } from './bot.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -714,6 +715,8 @@ await check('replay: a custom start says so; a phase passed over in one action i
 await tableChecks(browser, base);
 
 await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
+
+await botChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -1,7 +1,8 @@
 // The analysis board's side panel: the turn and phase, what a click on the map does, the
 // counter mix, and the engine's answers — zones of control, the selected unit's moves and
 // command control, the attack being examined with its odds, the legal actions — each with the
-// rule sections that decided it; then the link to share and a game to start from the position.
+// rule sections that decided it; an engine hint on request (a computer player's plan and its
+// rating of the position); then the link to share and a game to start from the position.
 // It draws the board's state (analysis.js) and calls the board back; it holds no state itself.
 
 import { h, svg, clear, copyText } from './dom.js';
@@ -58,6 +59,7 @@ export class AnalysisPanel {
     this.unit = h('section', { id: 'an-unit', class: 'an-section' });
     this.attack = h('section', { id: 'an-attack', class: 'an-section' });
     this.legal = h('section', { id: 'an-legal', class: 'an-section' });
+    this.hint = h('section', { id: 'an-hint-plan', class: 'an-section' });
     this.link = h('input', { id: 'an-link', readonly: true, 'aria-label': 'Link to this position', onfocus: (e) => e.target.select() });
     const startName = h('input', { id: 'an-game-name', maxlength: 60, placeholder: 'Game name (optional)', autocomplete: 'off' });
     const start = h('form', {
@@ -92,6 +94,7 @@ export class AnalysisPanel {
           h('label', { class: 'an-check' }, this.reduced, ' reduced side up')),
         this.mix),
       h('section', { class: 'an-section' }, h('h3', { text: 'Zones of control' }), this.zoc),
+      this.hint,
       this.legal,
       h('section', { class: 'an-section an-share' },
         h('h3', { text: 'Share' }),
@@ -119,6 +122,7 @@ export class AnalysisPanel {
     this.renderZoc();
     this.renderUnit();
     this.renderAttack();
+    this.renderHint();
     this.renderLegal();
   }
 
@@ -257,6 +261,41 @@ export class AnalysisPanel {
         rulesLine(r));
     } else if (a.attackers.size && a.defenders.size && !b.error) odds.append(h('span', { class: 'muted', text: 'Asking…' }));
     if (odds.childNodes.length) el.append(odds);
+  }
+
+  /** The engine hint: a side and a level to ask for, then the bot's plan in words (numbered
+   *  as on the map) and its rating of the position for that side. */
+  renderHint() {
+    const b = this.board;
+    const hint = b.hint;
+    const el = clear(this.hint);
+    const sidePick = h('div', { class: 'an-side-pick', role: 'group', 'aria-label': 'Hint for' },
+      ['allied', 'chinese'].map((s) => h('button', {
+        type: 'button', class: `small an-hint-side side-${s}${hint.side === s ? ' on' : ''}`, 'data-side': s,
+        'aria-pressed': String(hint.side === s), onclick: () => b.setHint('side', s), text: sideName(s),
+      })));
+    const level = h('select', { id: 'an-hint-level', 'aria-label': 'Computer player level', onchange: (e) => b.setHint('level', e.target.value) },
+      ['easy', 'normal', 'hard'].map((l) => h('option', { value: l, text: l, selected: hint.level === l ? true : null })));
+    const ask = h('button', {
+      type: 'button', id: 'an-suggest', class: 'small primary', disabled: hint.asking || b.error ? true : null,
+      onclick: () => b.suggest(), text: hint.asking ? 'Thinking…' : 'Suggest a plan',
+    });
+    el.append(h('div', { class: 'an-title-row' }, h('h3', { text: 'Engine hint' }), sidePick),
+      h('div', { class: 'an-row' }, h('label', {}, 'Level ', level), ask));
+    if (hint.error) { el.append(h('p', { class: 'legal no', text: hint.error })); return; }
+    const a = hint.answer;
+    if (!a) {
+      el.append(h('p', { class: 'hint', text: 'What a computer player would do here for the side chosen, drawn on the map, and how it rates the position.' }));
+      return;
+    }
+    const pct = Math.round(100 * a.evaluation);
+    el.append(h('p', { class: 'an-answer', id: 'an-eval' },
+      h('b', { text: `${sideName(a.side)}: ${pct}%` }), ` — their winning chances as the ${a.level} bot judges the position.`));
+    if (a.note) el.append(h('p', { class: 'muted', text: a.note }));
+    if (a.plan?.length) {
+      el.append(h('ol', { class: 'an-plan', id: 'an-plan' }, a.plan.map((item) => h('li', { 'data-kind': item.kind, text: item.text }))));
+    }
+    put(el, rulesLine(a));
   }
 
   /** What the game would offer the side to act in this position. */

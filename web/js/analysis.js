@@ -2,8 +2,10 @@
 // hexes, ruins, fortifications, victory-hex control, the turn and phase — and after every click
 // the engine's answers about it from `POST /api/analysis`: both sides' zones of control, where a
 // unit can move and at what cost, its command control, a line of sight, the odds of an attack,
-// the legal actions, each with the rule sections that decided it. The page knows no rules: it
-// only draws what it is told, and an invalid position shows the server's reason.
+// the legal actions, each with the rule sections that decided it; and on request an engine
+// hint — a computer player's plan for one side, drawn on the map, and how it rates the
+// position. The page knows no rules: it only draws what it is told, and an invalid position
+// shows the server's reason.
 //
 // The position lives in the URL fragment (`#analyse=<base64url JSON>`), so a reload or a shared
 // link restores the board, and a game can be started from it.
@@ -50,6 +52,9 @@ export class AnalysisBoard {
     this.attack = { side: null, attackers: new Set(), artillery: new Set(), defenders: new Set(), leaderUse: new Map(), bayonet: false };
     this.shade = { allied: true, chinese: true };
     this.answers = null; // the latest answers, by name (see ask())
+    // The engine hint: asked only on request (a search can take a moment), forgotten when the
+    // position changes.
+    this.hint = { side: 'allied', level: 'normal', answer: null, asking: false, error: null };
     this.error = null; // why the server refused the position, or could not answer
     this.round = 0;
 
@@ -362,6 +367,8 @@ export class AnalysisBoard {
     if (edited) {
       this.position = m.toJSON();
       history.replaceState(null, '', `#analyse=${encodePosition(this.position)}`);
+      this.hint.answer = null;
+      this.hint.error = null;
     }
     this.position ??= m.toJSON();
     this.draw();
@@ -427,6 +434,38 @@ export class AnalysisBoard {
     this.draw();
     this.panel.render();
     this.charts.render();
+  }
+
+  /** Ask a computer player of the chosen level for its plan for the chosen side. */
+  async suggest() {
+    const hint = this.hint;
+    const position = this.position;
+    hint.asking = true;
+    hint.error = null;
+    this.panel.render();
+    document.body.dataset.hint = 'asking';
+    try {
+      const res = await api.analysis({ position, queries: [{ suggest: { side: hint.side, level: hint.level } }] });
+      if (position !== this.position) return;
+      const a = res.answers?.[0] ?? null;
+      if (a?.error) hint.error = a.error.message;
+      else hint.answer = a;
+    } catch (e) {
+      hint.error = `The server could not answer: ${e.message}`;
+    } finally {
+      hint.asking = false;
+    }
+    document.body.dataset.hint = hint.error ? 'error' : 'ready';
+    this.draw();
+    this.panel.render();
+  }
+
+  setHint(field, value) {
+    this.hint[field] = value;
+    this.hint.answer = null;
+    this.hint.error = null;
+    this.draw();
+    this.panel.render();
   }
 
   /** The selected unit's moves, once answered for that unit. */
@@ -507,6 +546,48 @@ export class AnalysisBoard {
     const bad = this.error?.unit ? this.model.byCode.get(this.error.unit.toLowerCase()) : null;
     const badHex = bad ? this.model.units.get(bad.id)?.hex : null;
     if (badHex) ring(badHex, 'invalid');
+    this.drawHint();
+  }
+
+  /** The engine hint's plan on the map: an arrow for each move, the attacking stacks joined to
+   *  the hex they attack, a ring where units enter or a marker goes; each numbered as in the
+   *  panel's list. */
+  drawHint() {
+    const g = clear(this.board.layers.arrows);
+    const plan = this.hint.answer?.plan ?? [];
+    const side = this.hint.answer?.side ?? this.hint.side;
+    const line = (hexes, cls) => {
+      const pts = hexes.map((hex) => centre(hex).map((v) => v.toFixed(1)).join(',')).join(' ');
+      g.append(svg('polyline', { class: `path plan-path ${cls}`, points: pts, 'marker-end': 'url(#arrowhead)' }));
+    };
+    const tag = (hex, n) => {
+      const [x, y] = centre(hex);
+      g.append(svg('g', { class: `plan-tag side-${side}` },
+        svg('circle', { cx: x - R * 0.55, cy: y - HEX_H * 0.3, r: 6.5 }),
+        svg('text', { x: x - R * 0.55, y: y - HEX_H * 0.3 + 3.2 }, String(n))));
+    };
+    plan.forEach((item, i) => {
+      const n = i + 1;
+      if (item.kind === 'move' || item.kind === 'charge') {
+        line(item.hexes, `side-${side}${item.kind === 'charge' ? ' plan-charge' : ''}`);
+        tag(item.hexes[item.hexes.length - 1], n);
+      } else if (item.kind === 'attack') {
+        const target = item.hexes[0];
+        const from = new Set([...(item.attackers ?? []), ...(item.artillery ?? [])].map((id) => this.model.units.get(id)?.hex).filter(Boolean));
+        for (const hex of from) line([hex, target], `plan-attack side-${side}`);
+        for (const hex of item.hexes) {
+          const [x, y] = centre(hex);
+          g.append(svg('polygon', { class: 'ring plan-target', points: hexPoints(x, y, R * 0.98), 'data-hex': hex }));
+        }
+        tag(target, n);
+      } else {
+        for (const hex of item.hexes ?? []) {
+          const [x, y] = centre(hex);
+          g.append(svg('polygon', { class: `ring plan-spot side-${side}`, points: hexPoints(x, y, R * 0.98), 'data-hex': hex }));
+          tag(hex, n);
+        }
+      }
+    });
   }
 
   // --- a game from this position ------------------------------------------------------------

@@ -40,10 +40,11 @@ export const api = {
     return scenarioPromise;
   },
   /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
-  createGame(side, name, position) {
+  createGame(side, name, position, bot) {
     const body = { side };
     if (name) body.name = name;
     if (position) body.position = position;
+    if (bot) body.opponent = { bot };
     return request('POST', '/api/games', body);
   },
   joinGame(id, side) {

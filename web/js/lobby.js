@@ -1,4 +1,5 @@
-// The lobby at `/`: create a game on a side and get the link to send the opponent, take a seat
+// The lobby at `/`: create a game on a side and get the link to send the opponent (or play the
+// computer, which takes the other seat at once and sends straight to the table), take a seat
 // from an invitation, and the lists of open, active and finished games with Join, Play, Watch
 // and Replay. The token a seat comes with is kept in this browser (seats.js) and nowhere else.
 
@@ -25,11 +26,16 @@ export class Lobby {
   async create() {
     const side = new FormData(this.form).get('side') ?? 'allied';
     const name = byId('game-name').value.trim();
+    const bot = byId('opponent').value || undefined;
     const button = byId('create-game');
     button.disabled = true;
     try {
-      const g = await api.createGame(side, name || undefined);
+      const g = await api.createGame(side, name || undefined, undefined, bot);
       saveSeat(g.game_id, g.side, g.token);
+      if (bot) {
+        location.hash = `game=${encodeURIComponent(g.game_id)}`;
+        return;
+      }
       this.showCreated(g);
       this.refresh();
     } catch (e) {
@@ -144,7 +150,14 @@ function freeSeat(g) {
 
 function seatsText(g) {
   const s = g.seats ?? {};
-  return `Allies ${s.allied ? '✓' : 'free'}, Chinese ${s.chinese ? '✓' : 'free'}`;
+  const seat = (side) => (g.bots?.[side] ? `computer (${g.bots[side]})` : s[side] ? '✓' : 'free');
+  return `Allies ${seat('allied')}, Chinese ${seat('chinese')}`;
+}
+
+/** The computer players of a game in words (`Chinese: computer, normal`), or null. */
+export function botsText(g) {
+  const names = Object.entries(g?.bots ?? {}).map(([side, level]) => `${SIDE_NAME[side]}: computer, ${level}`);
+  return names.length ? names.join(' · ') : null;
 }
 
 function when(iso) {

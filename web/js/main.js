@@ -16,7 +16,7 @@ import { api } from './api.js';
 import { Table } from './table.js';
 import { LiveGame } from './live.js';
 import { Replay } from './replay.js';
-import { Lobby, showInvitation } from './lobby.js';
+import { Lobby, showInvitation, botsText } from './lobby.js';
 import { seatFor, seatLink, inviteLink, markSeatKept } from './seats.js';
 import { AnalysisBoard } from './analysis.js';
 import { positionOf, decodePosition, encodePosition } from './position.js';
@@ -181,6 +181,9 @@ function seatKeeper(gameId, seat) {
 function topbarButtons(mode, gameId, seat, game) {
   const bar = byId('topbar-actions');
   bar.replaceChildren();
+  // A computer's seat is named with its level (docs/bots.md).
+  const bots = botsText(game);
+  if (bots) bar.append(h('span', { id: 'bot-seat', class: 'bot-seat', title: 'The computer plays this seat', text: bots }));
   if (seat && mode === 'play' && game?.status === 'open') {
     bar.append(h('button', { type: 'button', id: 'invite-button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
   }

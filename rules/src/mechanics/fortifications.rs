@@ -150,7 +150,15 @@ mod tests {
         kit.st.step = crate::position::state::Step::Entry {
             selected: Some(crate::position::state::EntryKind::Boxer),
         };
-        kit.run(|ctx| crate::mechanics::entry::apply(ctx, &Action::Enter { hex: edge, units: vec![] }));
+        kit.run(|ctx| {
+            crate::mechanics::entry::apply(
+                ctx,
+                &Action::Enter {
+                    hex: edge,
+                    units: vec![],
+                },
+            )
+        });
         assert_eq!(kit.board().at(edge).points, 10, "a full Boxer unit entered");
         assert!(
             !can_build(&kit.scn, &kit.st, Side::Chinese, edge),

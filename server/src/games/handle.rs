@@ -33,6 +33,8 @@ pub struct Attached {
 pub struct Info {
     pub status: GameStatus,
     pub seats: Seats,
+    /// The computer players seated.
+    pub bots: siege_protocol::Bots,
     pub state: Arc<Snapshot>,
 }
 

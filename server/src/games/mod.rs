@@ -17,6 +17,7 @@
 //! small cache so that stepping through a game replays each action once (the replay itself runs
 //! where the caller puts expensive work).
 
+pub mod bots;
 mod expiry;
 mod frames;
 mod handle;
@@ -32,6 +33,7 @@ use crate::rules::custom::Position;
 use crate::rules::{Game, HashVersion, Scenario, State};
 use crate::store::writer::Note;
 use crate::store::{ActionRow, GameRow, NewGame, Store};
+use siege_bots::Level;
 use siege_protocol::{GameStatus, Side};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -64,6 +66,8 @@ pub struct GamesConfig {
     /// whenever this many actions have passed since the last one: a load replays at most this
     /// many entries.
     pub snapshot_every: u64,
+    /// How the computer players think and pace their moves.
+    pub bots: bots::BotConfig,
 }
 
 impl Default for GamesConfig {
@@ -73,6 +77,7 @@ impl Default for GamesConfig {
             idle: Duration::from_secs(IDLE_UNLOAD_SECS),
             probe: Probes::off(),
             snapshot_every: SNAPSHOT_EVERY,
+            bots: bots::BotConfig::default(),
         }
     }
 }
@@ -134,6 +139,8 @@ struct Inner {
     slots: Mutex<Slots>,
     /// The last replayed position per game, for `state?at=N`.
     states: Mutex<HashMap<Uuid, (u64, Game)>>,
+    /// The computer players' worker threads, started with the first game that seats one.
+    pool: Mutex<Option<bots::Pool>>,
 }
 
 /// The registry: clone freely.
@@ -170,6 +177,7 @@ impl Games {
                 config,
                 slots: Mutex::new(HashMap::new()),
                 states: Mutex::new(HashMap::new()),
+                pool: Mutex::new(None),
             }),
         }
     }
@@ -203,12 +211,15 @@ impl Games {
     /// The game's slot is locked before the row is written and released only once its task
     /// is registered: a request for the new id in between (it is listed as soon as it is
     /// committed) waits, instead of loading a second copy of the game from the store.
+    /// With `opponent`, a computer player of that level takes the other seat in the same
+    /// transaction and the game is active at once (never open, so no creator's cap applies).
     pub async fn create(
         &self,
         side: Side,
         name: String,
         position: Option<&Position>,
         creator: Option<&Creator>,
+        opponent: Option<Level>,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
@@ -224,6 +235,8 @@ impl Games {
         let (token, token_hash) = tokens::new_token();
         let commitment = seed_commitment(&seed);
         let version = HashVersion::LATEST;
+        // A computer's seat gets a token too (nobody is given it), so seats stay uniform.
+        let bot_seat = opponent.map(|level| (side.other(), level, tokens::new_token().1));
         let (_slot, mut registered) = self.lock_slot(id).await;
         let written = self
             .inner
@@ -237,8 +250,15 @@ impl Games {
                 token_hash: token_hash.clone(),
                 position: position_json,
                 hash_version: version,
-                creator: creator.map(|c| c.key.clone()),
-                max_open: creator.and_then(|c| c.max_open),
+                bot: bot_seat
+                    .as_ref()
+                    .map(|(s, l, hash)| (*s, l.as_str().to_string(), hash.clone())),
+                creator: creator
+                    .filter(|_| bot_seat.is_none())
+                    .map(|c| c.key.clone()),
+                max_open: creator
+                    .and_then(|c| c.max_open)
+                    .filter(|_| bot_seat.is_none()),
             })
             .await;
         match written {
@@ -255,7 +275,17 @@ impl Games {
                 return Err(e.into());
             }
         }
-        let seats = vec![(side, token_hash)];
+        let mut seats = vec![(side, token_hash)];
+        let mut bots = Vec::new();
+        if let Some((bot_side, level, hash)) = bot_seat {
+            seats.push((bot_side, hash));
+            bots.push((bot_side, level));
+        }
+        let status = if bots.is_empty() {
+            GameStatus::Open
+        } else {
+            GameStatus::Active
+        };
         let handle = self.spawn(
             id,
             game,
@@ -264,8 +294,9 @@ impl Games {
                 last_snapshot: 0,
                 version,
             },
-            GameStatus::Open,
+            status,
             seats,
+            &bots,
         )?;
         *registered = Slot::Live(handle);
         drop(registered);
@@ -427,6 +458,17 @@ impl Games {
             return Err(GameError::Corrupt(format!("the audit found: {why}")));
         }
         let seats = store.seats(id).await?;
+        let bots = store
+            .bots(id)
+            .await?
+            .into_iter()
+            .map(|(side, level)| {
+                level
+                    .parse::<Level>()
+                    .map(|l| (side, l))
+                    .map_err(|e| GameError::Corrupt(format!("the {} seat: {e}", side.as_str())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let version = row.hash_version()?;
         let start = self.start(&row, u64::MAX, None).await?;
         let from = start.from;
@@ -442,6 +484,7 @@ impl Games {
             },
             row.status()?,
             seats,
+            &bots,
         )
     }
 
@@ -538,8 +581,20 @@ impl Games {
         progress: task::Progress,
         status: GameStatus,
         seats: Vec<(Side, String)>,
+        bot_seats: &[(Side, Level)],
     ) -> Result<GameHandle, GameError> {
         let inner = &self.inner;
+        let (turns, shown) = tokio::sync::watch::channel(None);
+        let live = !bot_seats.is_empty() && status != GameStatus::Finished;
+        let mut names = siege_protocol::Bots::default();
+        for (side, level) in bot_seats {
+            names.set(*side, level.as_str().to_string());
+        }
+        let bots = task::Bots {
+            seats: names,
+            turns: live.then_some(turns),
+        };
+        let pool = if live { Some(self.pool()?) } else { None };
         let task = GameTask::new(
             id,
             game,
@@ -551,10 +606,21 @@ impl Games {
                 store: inner.store.clone(),
                 probe: inner.config.probe.clone(),
                 snapshot_every: inner.config.snapshot_every,
+                bots,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
         let handle = GameHandle::new(id, tx, inner.config.max_connections);
+        if let Some(pool) = pool {
+            let driver = bots::Driver::new(
+                id,
+                handle.clone(),
+                pool,
+                inner.config.bots.clone(),
+                bot_seats,
+            );
+            inner.tracker.spawn(driver.run(shown));
+        }
         let registry: Weak<Inner> = Arc::downgrade(&self.inner);
         let run = task.run(rx, inner.shutdown.clone(), inner.config.idle);
         inner.tracker.spawn(async move {
@@ -565,6 +631,40 @@ impl Games {
             }
         });
         Ok(handle)
+    }
+
+    /// The computer players' worker pool, started on first use.
+    fn pool(&self) -> Result<bots::Pool, GameError> {
+        let mut pool = self
+            .inner
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = &*pool {
+            return Ok(p.clone());
+        }
+        let started = bots::Pool::new(self.inner.config.bots.workers)
+            .map_err(|e| GameError::Internal(format!("starting the bot workers: {e}")))?;
+        *pool = Some(started.clone());
+        Ok(started)
+    }
+
+    /// Load every unfinished game with a computer seated (found by a query), one after
+    /// another, so that a computer whose decision it is resumes after a restart without anyone
+    /// touching its game. A game where it is a person's move unloads again after the idle spell.
+    pub async fn resume_bots(&self) -> Result<usize, GameError> {
+        let ids = self.inner.store.unfinished_with_bots().await?;
+        let mut resumed = 0;
+        for id in ids {
+            if self.inner.shutdown.is_cancelled() {
+                break;
+            }
+            match self.get(id).await {
+                Ok(_) => resumed += 1,
+                Err(e) => tracing::warn!(game = %id, error = %e, "bot game not resumed"),
+            }
+        }
+        Ok(resumed)
     }
 
     /// Lock the slot of game `id`, creating it if needed. The slot returned is the one in the

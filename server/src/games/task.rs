@@ -11,6 +11,7 @@
 //! write), when every handle is gone, or after an idle spell with no connection; the registry
 //! rebuilds it from the log on demand.
 
+use super::bots::Turn;
 use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
@@ -22,7 +23,7 @@ use crate::store::{Store, now_ms, seats_of};
 use siege_protocol::{Explanation, GameStatus, Side, You};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -39,6 +40,16 @@ pub(crate) struct Links {
     pub probe: Probes,
     /// Within a turn, a snapshot at least every this many actions.
     pub snapshot_every: u64,
+    /// The computer seats and where to show them the positions in which they are to act.
+    pub bots: Bots,
+}
+
+/// The computer seats of a game and the channel to their driver.
+pub(crate) struct Bots {
+    /// The levels of the computers seated, by side.
+    pub seats: siege_protocol::Bots,
+    /// The driver's channel, while a computer may still have to act.
+    pub turns: Option<watch::Sender<Option<Turn>>>,
 }
 
 /// Where a game's log stands.
@@ -76,6 +87,7 @@ pub(crate) struct GameTask {
     store: Store,
     /// Where each action's time is reported.
     probe: Probes,
+    bots: Bots,
 }
 
 impl GameTask {
@@ -93,6 +105,7 @@ impl GameTask {
             store,
             probe,
             snapshot_every,
+            bots,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -112,7 +125,32 @@ impl GameTask {
             writer,
             store,
             probe,
+            bots,
         })
+    }
+
+    /// Show the computer the position if it is a computer's decision (once per position).
+    fn show_bots(&self) {
+        let Some(turns) = &self.bots.turns else {
+            return;
+        };
+        let Some(side) = self.game.to_act() else {
+            return;
+        };
+        if self.bots.seats.level(side).is_none() {
+            return;
+        }
+        turns.send_if_modified(|turn| {
+            if turn.as_ref().is_some_and(|t| t.seq == self.seq) {
+                return false;
+            }
+            *turn = Some(Turn {
+                side,
+                seq: self.seq,
+                game: self.game.clone(),
+            });
+            true
+        });
     }
 
     /// Serve commands until shutdown, until every handle is dropped, or until the game has
@@ -123,6 +161,7 @@ impl GameTask {
         shutdown: CancellationToken,
         idle: Duration,
     ) {
+        self.show_bots();
         loop {
             let command = tokio::select! {
                 biased;
@@ -159,6 +198,7 @@ impl GameTask {
                 reply,
             } => {
                 let _ = reply.send(self.act(side, seq, action).await);
+                self.show_bots();
             }
             Command::TakeSeat {
                 side,
@@ -171,6 +211,7 @@ impl GameTask {
                 let _ = reply.send(Info {
                     status: self.status,
                     seats: seats_of(&self.seats),
+                    bots: self.bots.seats.clone(),
                     state: self.snapshot.clone(),
                 });
             }
@@ -415,6 +456,7 @@ mod tests {
                 token_hash: "first".into(),
                 position: None,
                 hash_version: HashVersion::LATEST,
+                bot: None,
                 creator: None,
                 max_open: None,
             })
@@ -447,7 +489,10 @@ mod tests {
                 store: store.clone(),
                 probe: Probes::off(),
                 snapshot_every: crate::games::SNAPSHOT_EVERY,
-                scenario,
+                bots: Bots {
+                    seats: siege_protocol::Bots::default(),
+                    turns: None,
+                },
             },
         )
         .unwrap();

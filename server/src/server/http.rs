@@ -8,7 +8,6 @@ use super::client::{ClientIp, ClientKey};
 use super::error::{AppError, AppJson, AppQuery, OptionalJson};
 use super::rate::Act;
 use crate::games::Creator;
-use crate::rules::analysis;
 use crate::rules::custom::{Position, PositionError};
 use crate::store::{now_ms, rfc3339, seats_of};
 use axum::Json;
@@ -64,13 +63,23 @@ pub async fn create(
         None => None,
         Some(json) => Some(checked_position(&app, json)?),
     };
+    let opponent = match &body.opponent {
+        None => None,
+        Some(o) => Some(o.bot.parse::<siege_bots::Level>().map_err(|e| {
+            AppError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                siege_protocol::codes::BAD_REQUEST,
+                format!("opponent: {e}"),
+            )
+        })?),
+    };
     let creator = Creator {
         key: key.stored(),
         max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
     };
     let created = app
         .games
-        .create(side, name, position.as_ref(), Some(&creator))
+        .create(side, name, position.as_ref(), Some(&creator), opponent)
         .await?;
     let id = created.id;
     Ok((
@@ -127,20 +136,17 @@ fn position_error(e: &PositionError) -> AppError {
 }
 
 /// `POST /api/analysis`: questions about a position, answered by the engine (the analysis
-/// board) on the pool for expensive work, within a work budget and an answer size. The board
-/// never rolls dice.
+/// board) and engine hints from the bots (`suggest`), on the pool for expensive work, within a
+/// work budget and an answer size. The board never rolls dice.
 pub async fn analysis(
     State(app): State<AppState>,
     AppJson(body): AppJson<serde_json::Value>,
 ) -> Result<Response, AppError> {
-    let request: analysis::Request = serde_json::from_value(body).map_err(|e| {
-        AppError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            codes::BAD_REQUEST,
-            format!("expected {{\"position\": …, \"queries\": […]}}: {e}"),
-        )
-    })?;
-    if request.queries.len() > MAX_QUERIES {
+    let count = body
+        .get("queries")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len);
+    if count > MAX_QUERIES {
         return Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             codes::BAD_REQUEST,
@@ -149,16 +155,22 @@ pub async fn analysis(
     }
     let permit = admit(&app).await?.start().await;
     let scenario = app.games.scenario().clone();
+    let nodes = app.suggest_nodes;
     let max = app.limits.max_answer;
     let answered = app
         .heavy
         .run(&permit, move |budget| {
-            answer_within(&scenario, request, max, || budget.spent())
+            answer_within(&scenario, &body, nodes, max, || budget.spent())
         })
         .await?;
     match answered {
         Answered::Done(body) => Ok(json_text(body)),
         Answered::Refused(e) => Err(position_error(&e)),
+        Answered::BadRequest(message) => Err(AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::BAD_REQUEST,
+            format!("expected {{\"position\": …, \"queries\": […]}}: {message}"),
+        )),
         Answered::OverBudget => Err(app.heavy.over_budget("this analysis")),
         Answered::TooLarge => Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -178,37 +190,51 @@ const QUERIES_PER_CHUNK: usize = 8;
 enum Answered {
     Done(Bytes),
     Refused(PositionError),
+    /// Not `{"position": …, "queries": […]}`, or a malformed query.
+    BadRequest(String),
     OverBudget,
     TooLarge,
 }
 
-/// Answer `request` a chunk of queries at a time, writing `{"answers": [...]}` as it goes and
-/// stopping once `stop` says so or the answer passes `max` bytes.
+/// Answer `body`'s queries a chunk at a time (the rules' and the bots' `suggest`, by
+/// [`crate::analysis::answer`]), writing `{"answers": [...]}` as it goes and stopping once `stop`
+/// says so or the answer passes `max` bytes. `nodes` bounds a hard suggestion's search.
 fn answer_within(
     scenario: &std::sync::Arc<crate::rules::Scenario>,
-    request: analysis::Request,
+    body: &serde_json::Value,
+    nodes: u32,
     max: usize,
     stop: impl Fn() -> bool,
 ) -> Answered {
     let mut out = Vec::from(&b"{\"answers\":["[..]);
     let mut first = true;
+    let queries = body
+        .get("queries")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
     // No query at all still checks the position.
-    let chunks: Vec<&[analysis::Query]> = if request.queries.is_empty() {
+    let chunks: Vec<&[serde_json::Value]> = if queries.is_empty() {
         vec![&[]]
     } else {
-        request.queries.chunks(QUERIES_PER_CHUNK).collect()
+        queries.chunks(QUERIES_PER_CHUNK).collect()
     };
     for chunk in chunks {
         if stop() {
             return Answered::OverBudget;
         }
-        let part = analysis::Request {
-            position: request.position.clone(),
-            queries: chunk.to_vec(),
+        // The request with only this chunk's queries (any other field kept, to be refused).
+        let part = match body.as_object() {
+            Some(fields) => {
+                let mut part = fields.clone();
+                part.insert("queries".into(), serde_json::Value::Array(chunk.to_vec()));
+                serde_json::Value::Object(part)
+            }
+            None => body.clone(),
         };
-        let answers = match analysis::answer(scenario, &part) {
+        let answers = match crate::analysis::answer(scenario, &part, nodes) {
             Ok(a) => a,
-            Err(analysis::AnalysisError::Position(e)) => return Answered::Refused(e),
+            Err(crate::analysis::AnswerError::Position(e)) => return Answered::Refused(e),
+            Err(crate::analysis::AnswerError::BadRequest(m)) => return Answered::BadRequest(m),
         };
         for answer in answers {
             if !first {
@@ -311,17 +337,22 @@ pub async fn game(
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
     let status = row.status()?;
-    let (status, seq, seats, view) =
+    let (status, seq, seats, bots, view) =
         if status == GameStatus::Finished && app.games.loaded(id).is_none() {
-            let seq = app.games.store().log_len(id).await?;
-            let seats = seats_of(&app.games.store().seats(id).await?);
+            let store = app.games.store();
+            let seq = store.log_len(id).await?;
+            let seats = seats_of(&store.seats(id).await?);
+            let mut bots = siege_protocol::Bots::default();
+            for (side, level) in store.bots(id).await? {
+                bots.set(side, level);
+            }
             let view = past_view(&app, id, seq).await?;
             let view = String::from_utf8(view.to_vec()).map_err(AppError::internal)?;
-            (status, seq, seats, view)
+            (status, seq, seats, bots, view)
         } else {
             let info = app.games.info(id).await?;
             let view = info.state.view().to_string();
-            (info.status, info.state.seq, info.seats, view)
+            (info.status, info.state.seq, info.seats, info.bots, view)
         };
     let view = RawValue::from_string(view).map_err(AppError::internal)?;
     Ok(Json(GameInfo {
@@ -330,6 +361,7 @@ pub async fn game(
         status,
         seq,
         seats,
+        bots,
         seed_commitment: row.seed_commitment,
         view,
         legal_actions: Vec::new(),

@@ -76,6 +76,10 @@ pub struct Config {
     /// commit), or `SIEGE_COMMIT_BATCH` from the environment — `1` turns group commit off, to
     /// measure what it gains (docs/benchmarks.md).
     pub commit_batch: usize,
+    /// Playouts a `hard` engine hint (`suggest`) may run on the analysis board.
+    pub suggest_nodes: u32,
+    /// The computer players' worker threads, thinking time and pace.
+    pub bots: crate::games::bots::BotConfig,
     /// The server-wide limits (rates, caps, timeouts, the expensive-request pool).
     pub limits: Limits,
 }
@@ -94,6 +98,8 @@ impl Config {
             snapshot_every: crate::games::SNAPSHOT_EVERY,
             audit: Some(crate::audit::AuditConfig::default()),
             commit_batch: commit_batch_from_env(),
+            suggest_nodes: crate::analysis::SUGGEST_NODES,
+            bots: crate::games::bots::BotConfig::default(),
             limits: Limits::default(),
         }
     }
@@ -143,6 +149,8 @@ pub struct AppState {
     pub web_dir: PathBuf,
     /// Frames a socket may send per second.
     pub frame_rate: u32,
+    /// Playouts a `hard` engine hint may run.
+    pub suggest_nodes: u32,
     /// The writer, for its health.
     pub writer: Writer,
     pub limits: Arc<Limits>,
@@ -176,6 +184,7 @@ impl AppState {
             sockets: TaskTracker::new(),
             web_dir: config.web_dir.clone(),
             frame_rate: config.frame_rate,
+            suggest_nodes: config.suggest_nodes,
             writer,
             limits: Arc::new(limits.clone()),
             rates: Arc::new(Rates::new(limits)),
@@ -300,6 +309,7 @@ impl Server {
                 idle: config.idle_unload,
                 probe: config.probe.clone(),
                 snapshot_every: config.snapshot_every,
+                bots: config.bots.clone(),
             },
         );
         // Games nobody joined are expired before anyone can touch (and so load) them.
@@ -309,6 +319,16 @@ impl Server {
                 tracing::info!(games = expired, "games nobody joined expired");
             }
         }
+        // Games with a computer seated are loaded in the background, so that a computer whose
+        // decision it was when the server stopped goes on without waiting for a touch.
+        let resumer = games.clone();
+        games_tracker.spawn(async move {
+            match resumer.resume_bots().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "games with a computer player resumed"),
+                Err(e) => tracing::error!(error = %e, "games with a computer player not resumed"),
+            }
+        });
         if let Some(audit) = &config.audit {
             crate::audit::start(
                 audit.clone(),

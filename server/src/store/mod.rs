@@ -57,6 +57,8 @@ pub struct NewGame {
     pub position: Option<String>,
     /// The version its state hashes are computed with.
     pub hash_version: HashVersion,
+    /// A computer player in the other seat: its side, level and token hash.
+    pub bot: Option<(Side, String, String)>,
     /// Who created it (the rate limiter's key), kept while the game is open.
     pub creator: Option<String>,
     /// The most games its creator may have open, this one included; `None`: no cap.
@@ -137,7 +139,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let inserted = sqlx::query(
             "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator) \
-             SELECT ?1, ?2, 'open', ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8 \
+             SELECT ?1, ?2, ?10, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8 \
              WHERE ?9 IS NULL OR ?8 IS NULL \
                 OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') < ?9",
         )
@@ -150,6 +152,8 @@ impl Store {
         .bind(i64::from(game.hash_version.number()))
         .bind(&game.creator)
         .bind(game.max_open)
+        // A game with a computer in the other seat is active from the start.
+        .bind(if game.bot.is_some() { "active" } else { "open" })
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -163,6 +167,18 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
+        if let Some((side, level, hash)) = &game.bot {
+            sqlx::query(
+                "INSERT INTO seats (game_id, side, token_hash, taken_at, bot) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(&id)
+            .bind(side.as_str())
+            .bind(hash)
+            .bind(now)
+            .bind(level)
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(true)
     }
@@ -248,6 +264,37 @@ impl Store {
             .collect()
     }
 
+    /// The computer players seated in a game: side and level.
+    pub async fn bots(&self, id: Uuid) -> Result<Vec<(Side, String)>, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT side, bot FROM seats WHERE game_id = ? AND bot IS NOT NULL ORDER BY side",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(side, bot)| Ok((rows::parse_side(&side)?, bot)))
+            .collect()
+    }
+
+    /// The unfinished games with a computer player seated, oldest first: found by a query at
+    /// start-up, so that a computer whose decision it is resumes without anyone touching the
+    /// game.
+    pub async fn unfinished_with_bots(&self) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT g.id FROM games g WHERE g.status != 'finished' AND g.audit_error IS NULL \
+               AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot IS NOT NULL) \
+             ORDER BY g.created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(id,)| {
+                Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))
+            })
+            .collect()
+    }
+
     /// The log entries `after < seq <= upto` of a game, in order.
     pub async fn log(&self, id: Uuid, after: u64, upto: u64) -> Result<Vec<ActionRow>, StoreError> {
         Ok(sqlx::query_as::<_, ActionRow>(
@@ -310,7 +357,9 @@ impl Store {
                coalesce(a.phase, json_extract(g.position, '$.phase'), 'allied_setup') AS phase, \
                g.position IS NOT NULL AS custom_start, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied, \
-               EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese \
+               EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese, \
+               (SELECT s.bot FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied_bot, \
+               (SELECT s.bot FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_bot \
              FROM games g \
              LEFT JOIN actions a ON a.game_id = g.id \
                AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \

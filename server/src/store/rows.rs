@@ -114,6 +114,9 @@ pub struct SummaryRow {
     pub chinese: bool,
     /// The game started from a custom position.
     pub custom_start: bool,
+    /// The levels of the computer players seated, if any.
+    pub allied_bot: Option<String>,
+    pub chinese_bot: Option<String>,
 }
 
 impl SummaryRow {
@@ -135,6 +138,10 @@ impl SummaryRow {
             created_at: rfc3339(self.created_at),
             result: self.result.as_deref().map(parse_json).transpose()?,
             custom_start: self.custom_start,
+            bots: siege_protocol::Bots {
+                allied: self.allied_bot.clone(),
+                chinese: self.chinese_bot.clone(),
+            },
         })
     }
 }

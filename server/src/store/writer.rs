@@ -502,6 +502,7 @@ mod tests {
                     token_hash: "h".into(),
                     position: None,
                     hash_version: HashVersion::LATEST,
+                    bot: None,
                     creator: None,
                     max_open: None,
                 })
