@@ -12,7 +12,8 @@ mod side;
 
 pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
-    CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
-    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Seats,
+    AccountInfo, ChangePassword, ClaimSeat, ClaimedSeat, CreateGame, CreatedGame, Credentials,
+    ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog, GameStatus, GameSummary,
+    JoinGame, JoinedGame, LogEntry, Players, Seats, Visibility,
 };
 pub use side::{Phase, Side};

@@ -31,7 +31,7 @@ use crate::replay::{Replayer, seed_commitment};
 use crate::rules::custom::Position;
 use crate::rules::{Game, HashVersion, Scenario, State};
 use crate::store::writer::Note;
-use crate::store::{ActionRow, GameRow, NewGame, Store};
+use crate::store::{Access, ActionRow, GameRow, NewGame, Store};
 use siege_protocol::{GameStatus, Side};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -199,6 +199,8 @@ impl Games {
         name: String,
         position: Option<&Position>,
         creator: Option<&Creator>,
+        access: Access,
+        account: Option<i64>,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
@@ -229,6 +231,8 @@ impl Games {
                 hash_version: version,
                 creator: creator.map(|c| c.key.clone()),
                 max_open: creator.and_then(|c| c.max_open),
+                access,
+                account,
             })
             .await;
         match written {

@@ -74,6 +74,9 @@ impl Api {
             side: Some(Side::Allied),
             name: Some(name.to_string()),
             position: None,
+            // A public seek: the generator joins its games by id, without invite codes.
+            visibility: Some(siege_protocol::Visibility::Public),
+            guests: None,
         };
         let resp = self
             .client

@@ -3,7 +3,7 @@
 
 use super::{StoreError, rfc3339};
 use serde_json::Value;
-use siege_protocol::{GameStatus, GameSummary, LogEntry, Phase, Seats, Side};
+use siege_protocol::{GameStatus, GameSummary, LogEntry, Phase, Players, Seats, Side, Visibility};
 use sqlx::FromRow;
 
 /// A row of `games`.
@@ -112,6 +112,12 @@ pub struct SummaryRow {
     pub chinese: bool,
     /// The game started from a custom position.
     pub custom_start: bool,
+    /// It needs an invite code.
+    pub private: bool,
+    /// A guest may join it (public seeks).
+    pub guests: bool,
+    pub allied_name: Option<String>,
+    pub chinese_name: Option<String>,
 }
 
 impl SummaryRow {
@@ -133,6 +139,16 @@ impl SummaryRow {
             created_at: rfc3339(self.created_at),
             result: self.result.as_deref().map(parse_json).transpose()?,
             custom_start: self.custom_start,
+            visibility: if self.private {
+                Visibility::Private
+            } else {
+                Visibility::Public
+            },
+            guests: self.guests,
+            players: Players {
+                allied: self.allied_name.clone(),
+                chinese: self.chinese_name.clone(),
+            },
         })
     }
 }

@@ -504,6 +504,11 @@ mod tests {
                     hash_version: HashVersion::LATEST,
                     creator: None,
                     max_open: None,
+                    access: crate::store::Access {
+                        invite_hash: None,
+                        guests: true,
+                    },
+                    account: None,
                 })
                 .await
                 .unwrap();
