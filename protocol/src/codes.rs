@@ -59,6 +59,18 @@ pub const CROSS_ORIGIN: &str = "cross_origin";
 pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
 /// A route that exists, asked with a method it does not answer.
 pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+/// A route for signed-in players, asked without a valid session (401).
+pub const NOT_SIGNED_IN: &str = "not_signed_in";
+/// A wrong user name or password (401); which of the two is not said.
+pub const BAD_CREDENTIALS: &str = "bad_credentials";
+/// Sign-up with a user name another account has (409).
+pub const NAME_TAKEN: &str = "name_taken";
+/// Joining a private game without its invite code, or with a wrong one (403).
+pub const INVITE_REQUIRED: &str = "invite_required";
+/// Joining a public seek whose creator does not take guests, without signing in (403).
+pub const SIGN_IN_REQUIRED: &str = "sign_in_required";
+/// Claiming or opening a seat the account does not hold, or with a token of no seat (403).
+pub const NOT_YOUR_SEAT: &str = "not_your_seat";
 
 // --- Refusals by the rules engine ------------------------------------------------------------
 

@@ -51,9 +51,11 @@ impl From<Side> for You {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientFrame<A = Value> {
-    /// Take the seat that `token` was issued for.
+    /// Take the seat that `token` was issued for; without a token, the seat the signed-in
+    /// account (the socket's session cookie) holds in this game.
     Join {
-        token: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
         /// Ask for RFC 6902 patch frames after the first full state.
         #[serde(default, skip_serializing_if = "is_false")]
         patches: bool,

@@ -80,6 +80,12 @@ pub struct CreateGame {
     /// section 22; both players are told it is a custom start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Value>,
+    /// `private` (the default: joining needs the invite code) or `public` (a listed seek).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// For a public seek: whether guests (not signed in) may join it; true when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guests: Option<bool>,
     /// Who takes the other seat: absent, a person who follows the invitation; `{"bot": level}`,
     /// a computer player, seated at once (the game is active from the start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,6 +141,12 @@ pub struct CreatedGame {
     pub invite_url: String,
     pub spectate_url: String,
     pub seed_commitment: String,
+    /// Who may join.
+    #[serde(default)]
+    pub visibility: Visibility,
+    /// A private game's invite code (also inside `invite_url`); shown here once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite_code: Option<String>,
 }
 
 /// `POST /api/games/{id}/join`. Unknown fields are refused.
@@ -144,6 +156,29 @@ pub struct JoinGame {
     /// The seat wanted; the free one when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
+    /// A private game's invite code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// `POST /api/games/{id}/claim`: the seat token of a seat to be held by the signed-in account.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSeat {
+    pub token: String,
+}
+
+impl std::fmt::Debug for ClaimSeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClaimSeat { <hidden> }")
+    }
+}
+
+/// The answer to a claim: the game and the side the account now holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimedSeat {
+    pub game_id: String,
+    pub side: Side,
 }
 
 /// The answer to a join. The token is shown here once and never again.
@@ -171,6 +206,15 @@ pub struct GameSummary {
     /// The seats taken by computer players, with their levels.
     #[serde(default, skip_serializing_if = "Bots::is_empty")]
     pub bots: Bots,
+    /// `private` games are listed only to the accounts holding their seats.
+    #[serde(default)]
+    pub visibility: Visibility,
+    /// For a public seek: whether guests may join it.
+    #[serde(default)]
+    pub guests: bool,
+    /// The players' user names (guests have none).
+    #[serde(default)]
+    pub players: Players,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -187,6 +231,9 @@ pub struct GameInfo<V = Value, A = Value> {
     pub seed_commitment: String,
     pub view: V,
     pub legal_actions: Vec<A>,
+    /// The players' user names (guests have none).
+    #[serde(default)]
+    pub players: Players,
 }
 
 /// `POST /api/games/{id}/explain` request: an action to check against the game as it is now.
@@ -268,4 +315,59 @@ pub struct ErrorDetail {
     /// The unit (its `ref` in a position) the refusal is about, where one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+}
+
+/// `POST /api/account/signup` and `POST /api/account/login`. The password is never echoed,
+/// logged or printed (not even by `Debug`).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    pub name: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("name", &self.name)
+            .field("password", &"<hidden>")
+            .finish()
+    }
+}
+
+/// `POST /api/account/password`.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePassword {
+    pub old_password: String,
+    pub new_password: String,
+}
+
+impl std::fmt::Debug for ChangePassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChangePassword { <hidden> }")
+    }
+}
+
+/// The signed-in player (`GET /api/account`, and the answer to sign-up and log-in).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountInfo {
+    pub name: String,
+}
+
+/// The user names of the players holding each seat; `null` for an empty seat or a guest.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Players {
+    pub allied: Option<String>,
+    pub chinese: Option<String>,
+}
+
+/// Who may join a new game: `private` (the default) needs the invite code; a `public` seek is
+/// listed and open to anyone signed in (and to guests, if the creator allows them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    #[default]
+    Private,
+    Public,
 }

@@ -12,7 +12,8 @@ mod side;
 
 pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
-    Bots, CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,
-    GameStatus, GameSummary, JoinGame, JoinedGame, LogEntry, Opponent, Seats,
+    AccountInfo, Bots, ChangePassword, ClaimSeat, ClaimedSeat, CreateGame, CreatedGame,
+    Credentials, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog, GameStatus,
+    GameSummary, JoinGame, JoinedGame, LogEntry, Opponent, Players, Seats, Visibility,
 };
 pub use side::{Phase, Side};

@@ -4,6 +4,7 @@
 //! The rules are the pure core in their own crate, `siege-rules` (re-exported here as
 //! [`rules`]); everything in this crate is the edge around it.
 
+pub mod accounts;
 pub mod analysis;
 pub mod arena;
 pub mod audit;

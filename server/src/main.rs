@@ -121,6 +121,10 @@ struct ServeArgs {
     /// Milliseconds the background audit pauses after each game.
     #[arg(long, env = "SIEGE_AUDIT_PAUSE_MS", default_value_t = siege::audit::PAUSE_MS)]
     audit_pause_ms: u64,
+    /// Mark the session cookie `Secure` (only sent over HTTPS): set it when the server is
+    /// reached through a TLS proxy.
+    #[arg(long, env = "SIEGE_SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
+    secure_cookies: bool,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -136,6 +140,15 @@ struct LimitArgs {
     /// Seats one client may take per minute, in bursts of as many.
     #[arg(long, env = "SIEGE_JOIN_RATE", default_value_t = Limits::default().join_per_minute)]
     join_rate: u32,
+    /// Accounts one client may create per minute, in bursts of as many.
+    #[arg(long, env = "SIEGE_SIGNUP_RATE", default_value_t = Limits::default().signup_per_minute)]
+    signup_rate: u32,
+    /// Log-in attempts (and password changes) one client may make per minute.
+    #[arg(long, env = "SIEGE_LOGIN_RATE", default_value_t = Limits::default().login_per_minute)]
+    login_rate: u32,
+    /// Days after which a session nobody used is signed out.
+    #[arg(long, env = "SIEGE_SESSION_DAYS", default_value_t = 30)]
+    session_days: u64,
     /// Games one client may have waiting for an opponent at once.
     #[arg(long, env = "SIEGE_MAX_OPEN_GAMES", default_value_t = Limits::default().max_open_games)]
     max_open_games: u32,
@@ -181,6 +194,9 @@ impl LimitArgs {
         Limits {
             create_per_minute: self.create_rate,
             join_per_minute: self.join_rate,
+            signup_per_minute: self.signup_rate,
+            login_per_minute: self.login_rate,
+            session_idle: Duration::from_secs(self.session_days.max(1) * 24 * 3600),
             max_open_games: self.max_open_games,
             expire_unjoined: (self.expire_unjoined_days > 0)
                 .then(|| Duration::from_secs(self.expire_unjoined_days * 24 * 3600)),
@@ -295,6 +311,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             config.probe = siege::probe::Probes::new(stages.clone());
         }
         config.limits = args.limits.limits();
+        config.secure_cookies = args.secure_cookies;
         let mut server = Server::bind(&config).await.context("starting the server")?;
         if let Some(stages) = stages {
             let routes = siege::load::routes::bench(

@@ -263,7 +263,10 @@ export async function analysisChecks(browser, base, t = {}) {
     const b = await board(page);
     assert(b[building] === String(id('gb1')) && b[leader] === String(id('strouts')), `the game starts from the position: ${JSON.stringify(b)}`);
     const other = await newPage(browser, 'analysis-opponent', { width: 1280, height: 800 });
-    await other.goto(`${base}/#join=${gameId}`);
+    // The game is private: the invite link the table hands out carries its code.
+    const invite = await page.evaluate((id) => JSON.parse(localStorage.getItem('siege.seats'))[id].code, gameId);
+    assert(/^[0-9a-f]{32}$/.test(invite ?? ''), `the creator keeps the invite code: ${invite}`);
+    await other.goto(`${base}/#join=${gameId}&code=${invite}`);
     await other.click('#take-seat');
     await other.waitForFunction(() => document.body.dataset.you === 'chinese');
     await other.waitForSelector('#status .custom-start');

@@ -679,7 +679,7 @@ await check('replay: a custom start says so; a phase passed over in one action i
     { ref: 'a', side: 'chinese', type: 'boxer', hex: '0810' }, { ref: 'b', side: 'allied', type: 'combat', nationality: 'british', hex: '0813' }] };
   const post = async (path, body) => (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
   const g = await post('/api/games', { side: 'allied', position });
-  await post(`/api/games/${g.game_id}/join`, {});
+  await post(`/api/games/${g.game_id}/join`, { code: g.invite_code });
   const player = await newPage(browser, 'custom-player');
   await player.goto(`${base}/#game=${g.game_id}&token=${g.token}`);
   await player.waitForFunction(() => document.body.dataset.toAct === 'allied');

@@ -21,7 +21,7 @@ const post = async (path, body) => (await fetch(`${base}${path}`, { method: 'POS
 
 await check(`up to ${max} random decisions, every one taken by a click`, async () => {
   const created = await post('/api/games', { side: 'allied', name: 'soak' });
-  const joined = await post(`/api/games/${created.game_id}/join`, {});
+  const joined = await post(`/api/games/${created.game_id}/join`, { code: created.invite_code });
   const pages = {};
   for (const [side, token] of [['allied', created.token], ['chinese', joined.token]]) {
     pages[side] = await newPage(browser, side);

@@ -22,7 +22,7 @@ async function post(base, path, body) {
 /** A new game with both seats taken: `{id, allied, chinese}` (the seats' tokens). */
 async function freshGame(base, name, extra = {}) {
   const g = await post(base, '/api/games', { side: 'allied', name, ...extra });
-  const j = await post(base, `/api/games/${g.game_id}/join`, {});
+  const j = await post(base, `/api/games/${g.game_id}/join`, { code: g.invite_code });
   return { id: g.game_id, allied: g.token, chinese: j.token };
 }
 

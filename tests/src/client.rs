@@ -13,6 +13,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use siege::rules::Action;
 use siege_protocol::Phase;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -27,6 +29,11 @@ const HANG: Duration = Duration::from_secs(120);
 pub struct Http {
     pub base: String,
     client: reqwest::Client,
+    /// The invite codes of the private games this client created, by game id: `join` sends
+    /// them as a friend following the invite link would.
+    codes: Arc<Mutex<HashMap<String, String>>>,
+    /// The session cookie (`name=value`) the server last set, sent back like a browser does.
+    cookie: Arc<Mutex<Option<String>>>,
 }
 
 impl Http {
@@ -34,7 +41,67 @@ impl Http {
         Http {
             base: base.trim_end_matches('/').to_string(),
             client: reqwest::Client::new(),
+            codes: Arc::default(),
+            cookie: Arc::default(),
         }
+    }
+
+    /// Another client of the same server: no session, no codes.
+    pub fn stranger(&self) -> Http {
+        Http::new(&self.base)
+    }
+
+    /// The session cookie, as a `Cookie` header value.
+    pub fn cookie(&self) -> Option<String> {
+        self.cookie.lock().expect("cookie").clone()
+    }
+
+    /// Send `req` with the session cookie; keep any cookie the answer sets (an expired one, as
+    /// a log-out sends, is forgotten). Returns the status, the JSON body and the raw
+    /// `Set-Cookie` headers.
+    pub async fn send(&self, req: reqwest::RequestBuilder) -> (u16, Value, Vec<String>) {
+        let req = match self.cookie() {
+            Some(c) => req.header("cookie", c),
+            None => req,
+        };
+        let resp = req.send().await.expect("request");
+        let set: Vec<String> = resp
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_string))
+            .collect();
+        for c in &set {
+            let pair = c.split(';').next().unwrap_or_default().trim().to_string();
+            let gone = c.to_ascii_lowercase().contains("max-age=0");
+            *self.cookie.lock().expect("cookie") = (!gone).then_some(pair);
+        }
+        let status = resp.status().as_u16();
+        let text = resp.text().await.expect("body");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::Null),
+            set,
+        )
+    }
+
+    /// `POST path` with a JSON body, through [`Http::send`].
+    pub async fn post_json(&self, path: &str, body: Value) -> (u16, Value) {
+        let req = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        let (status, body, _) = self.send(req).await;
+        (status, body)
+    }
+
+    /// `GET path` with the session cookie.
+    pub async fn get_signed(&self, path: &str) -> (u16, Value) {
+        let (status, body, _) = self
+            .send(self.client.get(format!("{}{path}", self.base)))
+            .await;
+        (status, body)
     }
 
     /// `GET path`: status and JSON body (`Value::Null` when the body is not JSON).
@@ -74,12 +141,27 @@ impl Http {
             )
             .await;
         assert_eq!(status, 201, "{body}");
+        self.remember_code(&body);
         body
     }
 
-    /// Take the free seat of game `id`.
+    /// Keep the invite code of a game this client created (the answer to `POST /api/games`).
+    pub fn remember_code(&self, created: &Value) {
+        if let (Some(id), Some(code)) =
+            (created["game_id"].as_str(), created["invite_code"].as_str())
+        {
+            self.codes
+                .lock()
+                .expect("codes")
+                .insert(id.to_string(), code.to_string());
+        }
+    }
+
+    /// Take the free seat of game `id` (with its invite code when this client created it).
     pub async fn join(&self, id: &str) -> Value {
-        let (status, body) = self.post(&format!("/api/games/{id}/join"), "").await;
+        let code = self.codes.lock().expect("codes").get(id).cloned();
+        let body = code.map_or(String::new(), |c| json!({ "code": c }).to_string());
+        let (status, body) = self.post(&format!("/api/games/{id}/join"), body).await;
         assert_eq!(status, 200, "{body}");
         body
     }
@@ -105,6 +187,18 @@ pub enum Read {
 impl Ws {
     pub async fn connect(url: &str) -> Ws {
         let (stream, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .expect("websocket connect");
+        Ws { stream }
+    }
+
+    /// Connect carrying a session cookie, as a signed-in browser's socket does.
+    pub async fn connect_with_cookie(url: &str, cookie: &str) -> Ws {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut req = url.into_client_request().expect("websocket request");
+        req.headers_mut()
+            .insert("cookie", cookie.parse().expect("cookie header"));
+        let (stream, _) = tokio_tungstenite::connect_async_with_config(req, None, true)
             .await
             .expect("websocket connect");
         Ws { stream }

@@ -85,7 +85,8 @@ async fn an_invalid_position_is_refused_naming_the_unit_and_the_rule() {
 async fn a_game_started_from_a_position_plays_and_replays_from_it() {
     let server = TestServer::start().await;
     let http = &server.http;
-    let body = json!({"side": "allied", "name": "custom", "position": example_position()});
+    // A public seek: the listing below shows it to anyone.
+    let body = json!({"side": "allied", "name": "custom", "position": example_position(), "visibility": "public"});
     let (status, created) = http.post("/api/games", body.to_string()).await;
     assert_eq!(status, 201, "{created}");
     let id = created["game_id"].as_str().unwrap().to_string();

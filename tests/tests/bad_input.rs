@@ -213,17 +213,23 @@ async fn http_refusals_use_the_error_envelope_and_fitting_statuses() {
     let (id, _, _) = seated_game(http).await;
 
     let (s, b) = http.post(&format!("/api/games/{id}/join"), "").await;
-    check(s, &b, 409, "seat_taken");
+    // Private by default: without its code the seat is refused before anything is said of it.
+    check(s, &b, 403, "invite_required");
     let one = http.create("chinese").await;
     let one_id = one["game_id"].as_str().unwrap();
     let (s, b) = http
         .post(
             &format!("/api/games/{one_id}/join"),
-            r#"{"side": "chinese"}"#,
+            json!({"side": "chinese", "code": one["invite_code"]}).to_string(),
         )
         .await;
     check(s, &b, 409, "seat_taken");
-    let (s, b) = http.post(&format!("/api/games/{one_id}/join"), "{}").await;
+    let (s, b) = http
+        .post(
+            &format!("/api/games/{one_id}/join"),
+            json!({"code": one["invite_code"]}).to_string(),
+        )
+        .await;
     assert_eq!((s, &b["side"]), (200, &json!("allied")));
 
     let missing = "00000000-0000-4000-8000-000000000000";

@@ -23,6 +23,7 @@ async fn a_refused_action_is_explained_with_its_rule_and_nothing_changes_5_1() {
     let body = json!({"side": "allied", "name": "explain", "position": position()});
     let (status, created) = http.post("/api/games", body.to_string()).await;
     assert_eq!(status, 201, "{created}");
+    http.remember_code(&created);
     let id = created["game_id"].as_str().unwrap().to_string();
     http.join(&id).await;
     let explain = |action: Value| {

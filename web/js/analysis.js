@@ -595,7 +595,7 @@ export class AnalysisBoard {
   async startGame(side, name) {
     try {
       const g = await api.createGame(side, name || undefined, this.model.toJSON());
-      saveSeat(g.game_id, g.side, g.token);
+      saveSeat(g.game_id, g.side, g.token, g.invite_code);
       location.hash = `game=${encodeURIComponent(g.game_id)}`;
     } catch (e) {
       toast(`The game could not be started: ${e.message}`, 'error');

@@ -40,15 +40,30 @@ export const api = {
     return scenarioPromise;
   },
   /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
-  createGame(side, name, position, bot) {
+  createGame(side, name, position, bot, visibility) {
     const body = { side };
     if (name) body.name = name;
     if (position) body.position = position;
     if (bot) body.opponent = { bot };
+    if (visibility) body.visibility = visibility;
     return request('POST', '/api/games', body);
   },
-  joinGame(id, side) {
-    return request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {});
+  /** The free seat (or `side`); `code` is a private game's invite code. */
+  joinGame(id, side, code) {
+    const body = {};
+    if (side) body.side = side;
+    if (code) body.code = code;
+    return request('POST', `/api/games/${encodeURIComponent(id)}/join`, body);
+  },
+  /** The signed-in account, or null. */
+  async me() {
+    try { return await request('GET', '/api/account'); } catch (e) { if (e.status === 401) return null; throw e; }
+  },
+  signUp(name, password) { return request('POST', '/api/account/signup', { name, password }); },
+  logIn(name, password) { return request('POST', '/api/account/login', { name, password }); },
+  logOut() { return request('POST', '/api/account/logout'); },
+  changePassword(oldPassword, newPassword) {
+    return request('POST', '/api/account/password', { old_password: oldPassword, new_password: newPassword });
   },
   listGames(status) {
     return request('GET', `/api/games?status=${encodeURIComponent(status)}`);

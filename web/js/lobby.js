@@ -7,6 +7,7 @@ import { h, byId, clear, toast, copyText } from './dom.js';
 import { api } from './api.js';
 import { saveSeat, seatFor, inviteLink, watchLink, seatLink } from './seats.js';
 import { SIDE_NAME } from './panels.js';
+import { showAccount } from './account.js';
 
 const STATUSES = ['open', 'active', 'finished'];
 const REFRESH_EVERY = 8000;
@@ -19,6 +20,7 @@ export class Lobby {
     byId('refresh-games').onclick = () => this.refresh();
     byId('created').hidden = true;
     byId('join-card').hidden = true;
+    showAccount(() => this.refresh());
     this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_EVERY);
   }
@@ -30,8 +32,9 @@ export class Lobby {
     const button = byId('create-game');
     button.disabled = true;
     try {
-      const g = await api.createGame(side, name || undefined, undefined, bot);
-      saveSeat(g.game_id, g.side, g.token);
+      const visibility = bot ? undefined : byId('public-seek').checked ? 'public' : 'private';
+      const g = await api.createGame(side, name || undefined, undefined, bot, visibility);
+      saveSeat(g.game_id, g.side, g.token, g.invite_code);
       if (bot) {
         location.hash = `game=${encodeURIComponent(g.game_id)}`;
         return;
@@ -91,27 +94,31 @@ export class Lobby {
       const id = encodeURIComponent(g.game_id);
       const buttons = [];
       if (status !== 'finished' && seat) buttons.push(h('a', { class: 'button small primary', href: `#game=${id}`, text: `Play (${SIDE_NAME[seat.side] ?? 'your seat'})` }));
-      if (status === 'open' && !seat) buttons.push(h('button', { type: 'button', class: 'small primary', onclick: () => this.join(g.game_id), text: `Join as ${freeSeat(g) ?? 'player'}` }));
+      // A private game is listed only to its own players: no public Join, ever.
+      if (status === 'open' && !seat && g.visibility === 'public') buttons.push(h('button', { type: 'button', class: 'small primary', onclick: () => this.join(g.game_id), text: `Join as ${freeSeat(g) ?? 'player'}` }));
       if (status !== 'finished') buttons.push(h('a', { class: 'button small', href: `#watch=${id}`, text: 'Watch' }));
       buttons.push(h('a', { class: 'button small quiet', href: `#replay=${id}`, text: 'Replay' }));
       const where = status === 'open' ? 'waiting for a player' : `turn ${g.turn}, ${String(g.phase ?? '').replace(/_/g, ' ')}`;
       const result = g.result ? ` — ${g.result.text ?? (g.result.winner ? `${SIDE_NAME[g.result.winner]} won` : '')}` : '';
       ul.append(h('li', { class: 'game-row', 'data-game': g.game_id },
         h('div', { class: 'game-name' }, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${where}${result}` })),
-        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${when(g.created_at)}` }),
+        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${g.visibility === 'private' ? 'private · ' : ''}${when(g.created_at)}` }),
         h('div', { class: 'button-row' }, buttons)));
     }
     el.append(ul);
   }
 
-  /** Take the free seat of a game and go to the table. */
-  async join(gameId) {
+  /** Take the free seat of a game (with a private game's invite code) and go to the table. */
+  async join(gameId, code) {
     try {
-      const r = await api.joinGame(gameId);
+      const r = await api.joinGame(gameId, undefined, code);
       saveSeat(r.game_id ?? gameId, r.side, r.token);
       location.hash = `game=${encodeURIComponent(gameId)}`;
     } catch (e) {
-      toast(e.status === 409 ? 'Both seats are taken: you can watch instead.' : `Could not join: ${e.message}`, 'error');
+      const why = e.status === 409 ? 'Both seats are taken: you can watch instead.'
+        : e.code === 'invite_required' ? 'This game is private: only its invite link (with its code) lets you in.'
+          : e.code === 'sign_in_required' ? 'This seek is for signed-in players: sign in first.' : `Could not join: ${e.message}`;
+      toast(why, 'error');
       this.refresh();
     }
   }
@@ -123,7 +130,7 @@ export class Lobby {
 }
 
 /** The invitation page (`#join=ID`): what the game is, and a button to take the free seat. */
-export async function showInvitation(gameId, lobby) {
+export async function showInvitation(gameId, lobby, code) {
   const card = clear(byId('join-card'));
   card.hidden = false;
   card.append(h('h2', { text: 'Invitation' }), h('p', { class: 'muted', text: 'Loading the game…' }));
@@ -136,7 +143,7 @@ export async function showInvitation(gameId, lobby) {
   clear(card).append(h('h2', { text: 'You are invited' }),
     h('p', {}, 'Game ', h('b', { text: g.name ?? gameId.slice(0, 8) }), free ? `: the ${free} seat is free.` : ': both seats are taken.'),
     h('div', { class: 'button-row' },
-      free ? h('button', { type: 'button', class: 'primary', id: 'take-seat', onclick: () => lobby.join(gameId), text: `Take the ${free} seat` }) : null,
+      free ? h('button', { type: 'button', class: 'primary', id: 'take-seat', onclick: () => lobby.join(gameId, code), text: `Take the ${free} seat` }) : null,
       h('a', { class: 'button', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Watch' })));
 }
 
@@ -150,8 +157,9 @@ function freeSeat(g) {
 
 function seatsText(g) {
   const s = g.seats ?? {};
-  const seat = (side) => (g.bots?.[side] ? `computer (${g.bots[side]})` : s[side] ? '✓' : 'free');
-  return `Allies ${seat('allied')}, Chinese ${seat('chinese')}`;
+  const p = g.players ?? {};
+  const seat = (side) => (g.bots?.[side] ? `computer (${g.bots[side]})` : p[side] ?? (s[side] ? 'guest' : 'free'));
+  return `Allies: ${seat('allied')}, Chinese: ${seat('chinese')}`;
 }
 
 /** The computer players of a game in words (`Chinese: computer, normal`), or null. */

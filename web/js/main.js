@@ -9,7 +9,8 @@
 //   #watch=ID        spectate live
 //   #replay=ID       replay from the log
 //   #analyse[=POS]   the analysis board, POS a position as base64url JSON (position.js)
-// The server's invite and spectate URLs (`/?game=ID&join=SIDE`, `/?game=ID&watch`) are read too.
+// The server's invite and spectate URLs (`/?game=ID&join=SIDE[&code=C]`, `/?game=ID&watch`) are
+// read too; a private game's invite code moves into the fragment (`#join=ID&code=C`) at once.
 
 import { byId, h, toast, copyText } from './dom.js';
 import { api } from './api.js';
@@ -34,7 +35,8 @@ function fromQuery() {
   const q = new URLSearchParams(location.search);
   const id = q.get('game');
   if (!id) return;
-  const frag = q.has('join') ? `join=${encodeURIComponent(id)}` : q.has('watch') ? `watch=${encodeURIComponent(id)}`
+  const code = q.get('code');
+  const frag = q.has('join') ? `join=${encodeURIComponent(id)}${code ? `&code=${encodeURIComponent(code)}` : ''}` : q.has('watch') ? `watch=${encodeURIComponent(id)}`
     : q.has('replay') ? `replay=${encodeURIComponent(id)}` : `game=${encodeURIComponent(id)}`;
   history.replaceState(null, '', `${location.pathname}#${frag}`);
 }
@@ -63,7 +65,7 @@ function route() {
   if (gameId) return openTable('play', gameId);
   if (params.get('watch')) return openTable('watch', params.get('watch'));
   if (params.get('replay')) return openTable('replay', params.get('replay'));
-  showLobby(params.get('join'));
+  showLobby(params.get('join'), params.get('code'));
 }
 
 /** A seat link's token, to try on this visit. A crafted link must not cost a player the seat this
@@ -77,7 +79,7 @@ function seatOffered(gameId, token) {
   return { gameId, side: null, token, unsaved: true };
 }
 
-function showLobby(joinId) {
+function showLobby(joinId, code) {
   byId('table').hidden = true;
   byId('lobby').hidden = false;
   document.body.classList.add('in-lobby');
@@ -85,7 +87,7 @@ function showLobby(joinId) {
   current.push(lobby);
   if (joinId) {
     if (seatFor(joinId)) { location.hash = `game=${encodeURIComponent(joinId)}`; return; }
-    showInvitation(joinId, lobby);
+    showInvitation(joinId, lobby, code);
   }
 }
 

@@ -12,10 +12,13 @@ export function seatFor(gameId) {
   return all()[gameId] ?? null;
 }
 
-export function saveSeat(gameId, side, token) {
+/** Keep a seat; `code` is the invite code of a private game this player created, so the
+ *  invite link can be handed out again from the table. */
+export function saveSeat(gameId, side, token, code) {
   const seats = all();
   const kept = seats[gameId]?.token === token && seats[gameId]?.kept ? true : undefined;
-  seats[gameId] = { side, token, saved: new Date().toISOString(), kept };
+  const invite = code ?? seats[gameId]?.code;
+  seats[gameId] = { side, token, saved: new Date().toISOString(), kept, code: invite };
   localStorage.setItem(KEY, JSON.stringify(seats));
 }
 
@@ -38,9 +41,12 @@ export function seatLink(gameId, token) {
   return `${location.origin}${location.pathname}#game=${encodeURIComponent(gameId)}&token=${encodeURIComponent(token)}`;
 }
 
-/** The link to send the opponent: it names the game only; they take the free seat. */
+/** The link to send the opponent: the game and, for a private game, its invite code (kept with
+ *  the creator's seat); they take the free seat. */
 export function inviteLink(gameId) {
-  return `${location.origin}${location.pathname}#join=${encodeURIComponent(gameId)}`;
+  const code = seatFor(gameId)?.code;
+  const codePart = code ? `&code=${encodeURIComponent(code)}` : '';
+  return `${location.origin}${location.pathname}#join=${encodeURIComponent(gameId)}${codePart}`;
 }
 
 export function watchLink(gameId) {

@@ -32,7 +32,7 @@ use crate::replay::{Replayer, seed_commitment};
 use crate::rules::custom::Position;
 use crate::rules::{Game, HashVersion, Scenario, State};
 use crate::store::writer::Note;
-use crate::store::{ActionRow, GameRow, NewGame, Store};
+use crate::store::{Access, ActionRow, GameRow, NewGame, Store};
 use siege_bots::Level;
 use siege_protocol::{GameStatus, Side};
 use std::collections::HashMap;
@@ -220,6 +220,8 @@ impl Games {
         position: Option<&Position>,
         creator: Option<&Creator>,
         opponent: Option<Level>,
+        access: Access,
+        account: Option<i64>,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
@@ -259,6 +261,8 @@ impl Games {
                 max_open: creator
                     .and_then(|c| c.max_open)
                     .filter(|_| bot_seat.is_none()),
+                access,
+                account,
             })
             .await;
         match written {

@@ -18,6 +18,16 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// A fresh invite code (32 hex digits, 128 bits) and its hash: the secret part of a private
+/// game's invite link.
+pub fn new_invite_code() -> (String, String) {
+    let mut bytes = [0u8; 16];
+    rand::fill(&mut bytes);
+    let code = hex::encode(bytes);
+    let hash = token_hash(&code);
+    (code, hash)
+}
+
 /// A fresh 32-byte dice seed.
 pub fn new_seed() -> [u8; 32] {
     let mut seed = [0u8; 32];

@@ -111,7 +111,7 @@ pub async fn set_up(plan: &Plan, name: &str, gate: &Arc<Semaphore>) -> Result<Ta
         let _permit = gate.acquire().await.map_err(|_| WireError::Closed)?;
         let mut socket = wire::connect(&url).await?;
         let first: ClientFrame<&serde_json::value::RawValue> = ClientFrame::Join {
-            token,
+            token: Some(token),
             patches: plan.player_patches,
         };
         wire::send(&mut socket, &first).await?;

@@ -75,6 +75,9 @@ impl Api {
             name: Some(name.to_string()),
             position: None,
             opponent: None,
+            // A public seek: the generator joins its games by id, without invite codes.
+            visibility: Some(siege_protocol::Visibility::Public),
+            guests: None,
         };
         let resp = self
             .client

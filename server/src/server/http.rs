@@ -7,8 +7,9 @@ use super::AppState;
 use super::client::{ClientIp, ClientKey};
 use super::error::{AppError, AppJson, AppQuery, OptionalJson};
 use super::rate::Act;
-use crate::games::Creator;
+use crate::games::{Creator, tokens};
 use crate::rules::custom::{Position, PositionError};
+use crate::store::Access;
 use crate::store::{now_ms, rfc3339, seats_of};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -18,11 +19,12 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use siege_protocol::{
-    CreateGame, CreatedGame, Explain, Explanation, GameInfo, GameStatus, GameSummary, JoinGame,
-    JoinedGame, Side, codes,
+    ClaimSeat, ClaimedSeat, CreateGame, CreatedGame, Explain, Explanation, GameInfo, GameStatus,
+    GameSummary, JoinGame, JoinedGame, Side, Visibility, codes,
 };
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use tower_sessions::Session;
 use uuid::Uuid;
 
 /// The longest game name accepted, in characters.
@@ -41,6 +43,7 @@ pub fn game_id(text: &str) -> Result<Uuid, AppError> {
 pub async fn create(
     State(app): State<AppState>,
     ClientIp(ip): ClientIp,
+    session: Session,
     OptionalJson(body): OptionalJson<CreateGame>,
 ) -> Result<(StatusCode, Json<CreatedGame>), AppError> {
     let key = ClientKey::of(ip);
@@ -77,20 +80,50 @@ pub async fn create(
         key: key.stored(),
         max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
     };
+    let account = super::auth::signed_in(&app, &session).await?;
+    // A game against the computer has no seat to invite anyone to: it is listed for watching
+    // unless asked to be private.
+    let visibility = body.visibility.unwrap_or(if opponent.is_some() {
+        Visibility::Public
+    } else {
+        Visibility::Private
+    });
+    let code = (visibility == Visibility::Private).then(tokens::new_invite_code);
+    let access = Access {
+        invite_hash: code.as_ref().map(|(_, hash)| hash.clone()),
+        guests: body.guests.unwrap_or(true),
+    };
     let created = app
         .games
-        .create(side, name, position.as_ref(), Some(&creator), opponent)
+        .create(
+            side,
+            name,
+            position.as_ref(),
+            Some(&creator),
+            opponent,
+            access,
+            account.map(|a| a.id),
+        )
         .await?;
     let id = created.id;
+    let code = code.map(|(code, _)| code);
+    let code_part = code
+        .as_ref()
+        .map_or(String::new(), |c| format!("&code={c}"));
     Ok((
         StatusCode::CREATED,
         Json(CreatedGame {
             game_id: id.to_string(),
             side: created.side,
             token: created.token,
-            invite_url: format!("/?game={id}&join={}", created.side.other().as_str()),
+            invite_url: format!(
+                "/?game={id}&join={}{code_part}",
+                created.side.other().as_str()
+            ),
             spectate_url: format!("/?game={id}&watch"),
             seed_commitment: created.seed_commitment,
+            visibility,
+            invite_code: code,
         }),
     ))
 }
@@ -250,10 +283,13 @@ fn answer_within(
     Answered::Done(Bytes::from(out))
 }
 
-/// `POST /api/games/{id}/join`: within the client's join rate.
+/// `POST /api/games/{id}/join`: within the client's join rate; a private game only with its
+/// invite code, a seek closed to guests only when signed in. A signed-in player's new seat is
+/// held by their account.
 pub async fn join(
     State(app): State<AppState>,
     ClientIp(ip): ClientIp,
+    session: Session,
     Path(id): Path<String>,
     OptionalJson(body): OptionalJson<JoinGame>,
 ) -> Result<Json<JoinedGame>, AppError> {
@@ -261,12 +297,87 @@ pub async fn join(
     if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
         return Err(slowly(e).await);
     }
+    let access = app
+        .games
+        .store()
+        .access(id)
+        .await?
+        .ok_or_else(|| AppError::not_found("no such game"))?;
+    let account = super::auth::signed_in(&app, &session).await?;
+    match &access.invite_hash {
+        Some(hash) => {
+            let given = body.code.as_deref().map(tokens::token_hash);
+            if !given.is_some_and(|g| tokens::same_hash(&g, hash)) {
+                let what = if body.code.is_some() {
+                    "this is not"
+                } else {
+                    "it needs"
+                };
+                return Err(slowly(AppError::new(
+                    StatusCode::FORBIDDEN,
+                    codes::INVITE_REQUIRED,
+                    format!("this game is private: {what} its invite code (the `code` of the invite link)"),
+                ))
+                .await);
+            }
+        }
+        None if !access.guests && account.is_none() => {
+            return Err(AppError::new(
+                StatusCode::FORBIDDEN,
+                codes::SIGN_IN_REQUIRED,
+                "this seek is for signed-in players: sign in to join it",
+            ));
+        }
+        None => {}
+    }
     let (side, token) = app.games.join(id, body.side).await?;
+    if let Some(account) = &account {
+        app.games
+            .store()
+            .claim_seat(id, &tokens::token_hash(&token), account.id)
+            .await?;
+    }
     Ok(Json(JoinedGame {
         game_id: id.to_string(),
         side,
         token,
     }))
+}
+
+/// `POST /api/games/{id}/claim`: the signed-in account takes over the seat whose token is
+/// given, and may open it from then on without the token (`join` frame without one).
+pub async fn claim(
+    State(app): State<AppState>,
+    ClientIp(ip): ClientIp,
+    session: Session,
+    Path(id): Path<String>,
+    AppJson(body): AppJson<ClaimSeat>,
+) -> Result<Json<ClaimedSeat>, AppError> {
+    let id = game_id(&id)?;
+    let account = super::auth::require(&app, &session).await?;
+    if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
+        return Err(slowly(e).await);
+    }
+    let claimed = app
+        .games
+        .store()
+        .claim_seat(id, &tokens::token_hash(&body.token), account.id)
+        .await?;
+    match claimed {
+        Some(side) => {
+            tracing::info!(game = %id, side = side.as_str(), account = account.id, "seat claimed");
+            Ok(Json(ClaimedSeat {
+                game_id: id.to_string(),
+                side,
+            }))
+        }
+        None => Err(slowly(AppError::new(
+            StatusCode::FORBIDDEN,
+            codes::NOT_YOUR_SEAT,
+            "that token holds no seat of this game, or another account holds the seat",
+        ))
+        .await),
+    }
 }
 
 /// `POST /api/games/{id}/explain`: whether the side to act could take an action now and, if
@@ -304,6 +415,7 @@ pub struct ListQuery {
 /// `GET /api/games?status=open|active|finished&limit=N`.
 pub async fn list(
     State(app): State<AppState>,
+    session: Session,
     AppQuery(q): AppQuery<ListQuery>,
 ) -> Result<Json<Vec<GameSummary>>, AppError> {
     let status = match q.status.as_deref() {
@@ -315,7 +427,8 @@ pub async fn list(
         })?),
     };
     let limit = q.limit.unwrap_or(DEFAULT_LIST).clamp(1, MAX_LIST);
-    let rows = app.games.store().list(status, limit).await?;
+    let viewer = super::auth::signed_in(&app, &session).await?.map(|a| a.id);
+    let rows = app.games.store().list(status, limit, viewer).await?;
     let games = rows
         .iter()
         .map(|r| r.to_summary())
@@ -365,6 +478,7 @@ pub async fn game(
         seed_commitment: row.seed_commitment,
         view,
         legal_actions: Vec::new(),
+        players: app.games.store().players(id).await?,
     }))
 }
 
@@ -418,7 +532,7 @@ pub async fn state_at(
 const REFUSAL_DELAY: Duration = Duration::from_secs(1);
 
 /// `e`, answered after [`REFUSAL_DELAY`].
-async fn slowly(e: AppError) -> AppError {
+pub(super) async fn slowly(e: AppError) -> AppError {
     tokio::time::sleep(REFUSAL_DELAY).await;
     e
 }

@@ -66,6 +66,12 @@ pub struct Limits {
     pub create_per_minute: u32,
     /// Seats one client may take per minute (bursts of as many).
     pub join_per_minute: u32,
+    /// Accounts one client may create per minute (bursts of as many).
+    pub signup_per_minute: u32,
+    /// Log-in attempts (and password changes) one client may make per minute.
+    pub login_per_minute: u32,
+    /// A session unused for this long is signed out.
+    pub session_idle: Duration,
     /// Games one creator may have open (waiting for an opponent) at once.
     pub max_open_games: u32,
     /// A game nobody joined, untouched for this long, is deleted; `None`: never.
@@ -96,6 +102,9 @@ impl Default for Limits {
         Limits {
             create_per_minute: 10,
             join_per_minute: 30,
+            signup_per_minute: 5,
+            login_per_minute: 10,
+            session_idle: Duration::from_secs(30 * 24 * 3600),
             max_open_games: 20,
             expire_unjoined: Some(Duration::from_secs(14 * 24 * 3600)),
             trusted_proxies: Vec::new(),
@@ -118,6 +127,8 @@ impl Limits {
         Limits {
             create_per_minute: 0,
             join_per_minute: 0,
+            signup_per_minute: 0,
+            login_per_minute: 0,
             max_open_games: 0,
             max_connections_per_address: 0,
             ..Limits::default()

@@ -6,6 +6,7 @@
 //! order. The limits that keep clients from exhausting it are in [`limits`] and
 //! docs/security.md.
 
+mod auth;
 pub mod client;
 mod error;
 mod guard;
@@ -20,6 +21,8 @@ mod ws;
 
 pub use error::{AppError, WireError};
 
+use crate::accounts::Accounts;
+use crate::accounts::sessions::SqlSessions;
 use crate::games::{Games, GamesConfig};
 use crate::probe::Probes;
 use crate::rules::{Scenario, ScenarioError};
@@ -82,6 +85,8 @@ pub struct Config {
     pub bots: crate::games::bots::BotConfig,
     /// The server-wide limits (rates, caps, timeouts, the expensive-request pool).
     pub limits: Limits,
+    /// Whether the session cookie is marked `Secure` (the server is reached over HTTPS).
+    pub secure_cookies: bool,
 }
 
 impl Config {
@@ -101,6 +106,7 @@ impl Config {
             suggest_nodes: crate::analysis::SUGGEST_NODES,
             bots: crate::games::bots::BotConfig::default(),
             limits: Limits::default(),
+            secure_cookies: false,
         }
     }
 }
@@ -156,6 +162,10 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Creation and join rates per client.
     pub rates: Arc<Rates>,
+    /// The players' accounts.
+    pub accounts: Accounts,
+    /// Whether the session cookie is marked `Secure`.
+    secure_cookies: bool,
     /// Where expensive requests run.
     heavy: Heavy,
     /// Past states ready to send.
@@ -177,6 +187,7 @@ impl AppState {
     ) -> AppState {
         let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
         let limits = &config.limits;
+        let accounts = Accounts::new(games.store());
         AppState {
             games,
             scenario_json,
@@ -188,6 +199,8 @@ impl AppState {
             writer,
             limits: Arc::new(limits.clone()),
             rates: Arc::new(Rates::new(limits)),
+            accounts,
+            secure_cookies: config.secure_cookies,
             heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
             past: Arc::new(PastStates::new(limits::PAST_STATES)),
             last_probe: Arc::new(AtomicI64::new(0)),
@@ -206,15 +219,27 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", post(http::create).get(http::list))
         .route("/api/games/{id}", get(http::game))
         .route("/api/games/{id}/join", post(http::join))
+        .route("/api/games/{id}/claim", post(http::claim))
         .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
         .route("/api/games/{id}/state", get(http::state_at))
         .route("/api/analysis", post(http::analysis))
+        .route("/api/account", get(auth::me))
+        .route("/api/account/signup", post(auth::sign_up))
+        .route("/api/account/login", post(auth::log_in))
+        .route("/api/account/logout", post(auth::log_out))
+        .route("/api/account/password", post(auth::change_password))
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
     let next_request = Arc::new(AtomicU64::new(1));
+    let sessions = auth::layer(
+        SqlSessions::new(state.games.store()),
+        state.limits.session_idle,
+        state.secure_cookies,
+    );
     let router = router
         .method_not_allowed_fallback(http::method_not_allowed)
+        .layer(sessions)
         .fallback_service(ServeDir::new(&state.web_dir))
         .layer(axum::middleware::from_fn(guard::same_origin_writes))
         .layer(DefaultBodyLimit::max(limits::MAX_FRAME));
@@ -237,11 +262,13 @@ pub fn app(state: AppState) -> Router {
 /// `GET /ws/games/{id}`: a game must exist before the socket is upgraded (else a JSON 404).
 async fn game_socket(
     State(app): State<AppState>,
+    session: tower_sessions::Session,
     Path(id): Path<String>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
     let id = http::game_id(&id)?;
     app.games.get(id).await?;
+    let account = auth::signed_in(&app, &session).await?.map(|a| a.id);
     let upgrade = upgrade.map_err(|r| {
         AppError::bad_request(format!("{}: this route speaks WebSocket", r.body_text()))
     })?;
@@ -254,7 +281,7 @@ async fn game_socket(
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("socket", game = %id, conn);
-            sockets.track_future(ws::serve(socket, id, app, conn).instrument(span))
+            sockets.track_future(ws::serve(socket, id, app, conn, account).instrument(span))
         })
         .into_response())
 }
@@ -445,7 +472,13 @@ async fn housekeeping(app: AppState) {
                     recorder.run_upkeep();
                 }
             }
-            _ = prune.tick() => app.rates.prune(),
+            _ = prune.tick() => {
+                app.rates.prune();
+                use tower_sessions::session_store::ExpiredDeletion;
+                if let Err(e) = SqlSessions::new(app.games.store()).delete_expired().await {
+                    tracing::error!(error = %e, "deleting expired sessions");
+                }
+            }
             _ = expire.tick() => {
                 if let Some(age) = app.limits.expire_unjoined {
                     match app.games.expire_unjoined(age).await {

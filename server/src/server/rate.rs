@@ -17,6 +17,10 @@ use std::num::NonZeroU32;
 pub enum Act {
     Create,
     Join,
+    /// Creating an account (each costs a password hash).
+    SignUp,
+    /// Logging in, or changing a password (each costs a password check).
+    LogIn,
 }
 
 /// The per-client rates of the server.
@@ -24,6 +28,8 @@ pub enum Act {
 pub struct Rates {
     create: Option<DefaultKeyedRateLimiter<ClientKey>>,
     join: Option<DefaultKeyedRateLimiter<ClientKey>>,
+    sign_up: Option<DefaultKeyedRateLimiter<ClientKey>>,
+    log_in: Option<DefaultKeyedRateLimiter<ClientKey>>,
 }
 
 impl Rates {
@@ -36,6 +42,8 @@ impl Rates {
         Rates {
             create: keyed(limits.create_per_minute),
             join: keyed(limits.join_per_minute),
+            sign_up: keyed(limits.signup_per_minute),
+            log_in: keyed(limits.login_per_minute),
         }
     }
 
@@ -44,6 +52,8 @@ impl Rates {
         let limiter = match act {
             Act::Create => &self.create,
             Act::Join => &self.join,
+            Act::SignUp => &self.sign_up,
+            Act::LogIn => &self.log_in,
         };
         let Some(limiter) = limiter else {
             return Ok(());
@@ -54,6 +64,8 @@ impl Rates {
             let what = match act {
                 Act::Create => "games created",
                 Act::Join => "seats taken",
+                Act::SignUp => "accounts created",
+                Act::LogIn => "log-in attempts",
             };
             AppError::new(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -67,7 +79,8 @@ impl Rates {
     /// Forget the clients whose allowance is whole again, so the table does not grow with
     /// every address ever seen.
     pub fn prune(&self) {
-        for limiter in [&self.create, &self.join].into_iter().flatten() {
+        let all = [&self.create, &self.join, &self.sign_up, &self.log_in];
+        for limiter in all.into_iter().flatten() {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
@@ -98,6 +111,16 @@ mod tests {
         rates.check(Act::Create, &b).unwrap();
         // Joining is counted apart from creating.
         rates.check(Act::Join, &a).unwrap();
+        // Log-in attempts have their own rate: 10 a minute by default.
+        for _ in 0..10 {
+            rates.check(Act::LogIn, &a).unwrap();
+        }
+        let refused = rates.check(Act::LogIn, &a).unwrap_err();
+        assert!(
+            refused.message.contains("log-in attempts"),
+            "{}",
+            refused.message
+        );
         // A rate of 0 is no limit.
         let open = Rates::new(&Limits::unlimited());
         for _ in 0..1000 {

@@ -50,7 +50,15 @@ enum Stop {
 }
 
 /// Serve one socket of game `id` until it closes.
-pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
+/// `account` is the account signed in on the socket's session, if any: a `join` without a token
+/// takes the seat it holds.
+pub async fn serve(
+    mut socket: WebSocket,
+    id: Uuid,
+    app: AppState,
+    conn: u64,
+    account: Option<i64>,
+) {
     let _open = Held::new(observe::WEBSOCKETS);
     let first = tokio::select! {
         () = app.shutdown.cancelled() => {
@@ -93,6 +101,13 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
     let (claim, resume_after, patches) = match first_frame(&text) {
         Ok(x) => x,
         Err(e) => return refuse_and_close(&mut socket, e).await,
+    };
+    let claim = match claim {
+        Some(claim) => claim,
+        None => match account_seat(&app, id, account).await {
+            Ok(claim) => claim,
+            Err(e) => return refuse_and_close(&mut socket, e).await,
+        },
     };
     let (handle, _place, attached) = match app.games.attach(id, claim).await {
         Ok(x) => x,
@@ -142,19 +157,47 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
     tracing::debug!(game = %id, conn, "detached");
 }
 
-/// Read the first frame: who is there, for a resume the seq the client has, and whether it
-/// wants patches.
-fn first_frame(text: &str) -> Result<(Claim, Option<u64>, bool), WireError> {
+/// The seat `account` holds in game `id`, as a claim; refused when nobody is signed in or the
+/// account holds no seat (or both: then a token must say which).
+async fn account_seat(app: &AppState, id: Uuid, account: Option<i64>) -> Result<Claim, WireError> {
+    let Some(account) = account else {
+        return Err(WireError::new(
+            codes::NOT_SIGNED_IN,
+            "a join without a token takes the seat of the signed-in account: sign in first",
+        ));
+    };
+    let seats = app
+        .games
+        .store()
+        .seats_of_account(id, account)
+        .await
+        .map_err(|e| WireError::from(&crate::games::GameError::from(e)))?;
+    match seats.as_slice() {
+        [(_, hash)] => Ok(Claim::Seat(hash.clone())),
+        [] => Err(WireError::new(
+            codes::NOT_YOUR_SEAT,
+            "this account holds no seat of this game",
+        )),
+        _ => Err(WireError::new(
+            codes::NOT_YOUR_SEAT,
+            "this account holds both seats of this game: join with a seat's token",
+        )),
+    }
+}
+
+/// Read the first frame: who is there (`None`: the signed-in account's seat), for a resume the
+/// seq the client has, and whether it wants patches.
+fn first_frame(text: &str) -> Result<(Option<Claim>, Option<u64>, bool), WireError> {
     let seat = |token: &str| Claim::Seat(tokens::token_hash(token));
     match parse(text)? {
-        ClientFrame::Join { token, patches } => Ok((seat(&token), None, patches)),
-        ClientFrame::Spectate { patches } => Ok((Claim::Spectator, None, patches)),
+        ClientFrame::Join { token, patches } => Ok((token.as_deref().map(seat), None, patches)),
+        ClientFrame::Spectate { patches } => Ok((Some(Claim::Spectator), None, patches)),
         ClientFrame::Resume {
             token,
             seq,
             patches,
         } => Ok((
-            token.as_deref().map_or(Claim::Spectator, seat),
+            Some(token.as_deref().map_or(Claim::Spectator, seat)),
             Some(seq),
             patches,
         )),

@@ -5,11 +5,13 @@
 //! Only `query`/`query_as` are used (not the checked macros), so a fresh clone builds without a
 //! database or an offline cache.
 
+mod access;
 mod expiry;
 mod rows;
 mod time;
 pub mod writer;
 
+pub use access::Access;
 pub use rows::{ActionRow, GameRow, SummaryRow};
 pub use time::{now_ms, rfc3339};
 
@@ -63,6 +65,10 @@ pub struct NewGame {
     pub creator: Option<String>,
     /// The most games its creator may have open, this one included; `None`: no cap.
     pub max_open: Option<u32>,
+    /// Who may join it.
+    pub access: Access,
+    /// The creator's account, when signed in: it holds the creator's seat.
+    pub account: Option<i64>,
 }
 
 /// The shared handle on the database.
@@ -138,8 +144,8 @@ impl Store {
         let id = game.id.to_string();
         let mut tx = self.pool.begin().await?;
         let inserted = sqlx::query(
-            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator) \
-             SELECT ?1, ?2, ?10, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8 \
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator, invite_hash, guests) \
+             SELECT ?1, ?2, ?12, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8, ?10, ?11 \
              WHERE ?9 IS NULL OR ?8 IS NULL \
                 OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') < ?9",
         )
@@ -152,6 +158,8 @@ impl Store {
         .bind(i64::from(game.hash_version.number()))
         .bind(&game.creator)
         .bind(game.max_open)
+        .bind(&game.access.invite_hash)
+        .bind(game.access.guests)
         // A game with a computer in the other seat is active from the start.
         .bind(if game.bot.is_some() { "active" } else { "open" })
         .execute(&mut *tx)
@@ -160,11 +168,14 @@ impl Store {
         if inserted == 0 {
             return Ok(false);
         }
-        sqlx::query("INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES (?, ?, ?, ?)")
+        sqlx::query(
+            "INSERT INTO seats (game_id, side, token_hash, taken_at, account_id) VALUES (?, ?, ?, ?, ?)",
+        )
             .bind(&id)
             .bind(game.side.as_str())
             .bind(&game.token_hash)
             .bind(now)
+            .bind(game.account)
             .execute(&mut *tx)
             .await?;
         if let Some((side, level, hash)) = &game.bot {
@@ -346,10 +357,12 @@ impl Store {
     }
 
     /// The most recent games, newest first, optionally of one status.
+    /// Private games are left out unless `viewer` (an account) holds one of their seats.
     pub async fn list(
         &self,
         status: Option<GameStatus>,
         limit: u32,
+        viewer: Option<i64>,
     ) -> Result<Vec<SummaryRow>, StoreError> {
         Ok(sqlx::query_as::<_, SummaryRow>(
             "SELECT g.id, g.name, g.status, g.result, g.created_at, \
@@ -359,16 +372,24 @@ impl Store {
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied, \
                EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese, \
                (SELECT s.bot FROM seats s WHERE s.game_id = g.id AND s.side = 'allied') AS allied_bot, \
-               (SELECT s.bot FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_bot \
+               (SELECT s.bot FROM seats s WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_bot, \
+               g.invite_hash IS NOT NULL AS private, g.guests, \
+               (SELECT a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
+                  WHERE s.game_id = g.id AND s.side = 'allied') AS allied_name, \
+               (SELECT a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
+                  WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_name \
              FROM games g \
              LEFT JOIN actions a ON a.game_id = g.id \
                AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
-             WHERE ?1 IS NULL OR g.status = ?1 \
+             WHERE (?1 IS NULL OR g.status = ?1) \
+               AND (g.invite_hash IS NULL OR EXISTS (SELECT 1 FROM seats s \
+                      WHERE s.game_id = g.id AND s.account_id = ?3)) \
              ORDER BY g.created_at DESC, g.id \
              LIMIT ?2",
         )
         .bind(status.map(GameStatus::as_str))
         .bind(limit)
+        .bind(viewer)
         .fetch_all(&self.pool)
         .await?)
     }

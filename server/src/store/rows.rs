@@ -3,7 +3,7 @@
 
 use super::{StoreError, rfc3339};
 use serde_json::Value;
-use siege_protocol::{GameStatus, GameSummary, LogEntry, Phase, Seats, Side};
+use siege_protocol::{GameStatus, GameSummary, LogEntry, Phase, Players, Seats, Side, Visibility};
 use sqlx::FromRow;
 
 /// A row of `games`.
@@ -117,6 +117,12 @@ pub struct SummaryRow {
     /// The levels of the computer players seated, if any.
     pub allied_bot: Option<String>,
     pub chinese_bot: Option<String>,
+    /// It needs an invite code.
+    pub private: bool,
+    /// A guest may join it (public seeks).
+    pub guests: bool,
+    pub allied_name: Option<String>,
+    pub chinese_name: Option<String>,
 }
 
 impl SummaryRow {
@@ -141,6 +147,16 @@ impl SummaryRow {
             bots: siege_protocol::Bots {
                 allied: self.allied_bot.clone(),
                 chinese: self.chinese_bot.clone(),
+            },
+            visibility: if self.private {
+                Visibility::Private
+            } else {
+                Visibility::Public
+            },
+            guests: self.guests,
+            players: Players {
+                allied: self.allied_name.clone(),
+                chinese: self.chinese_name.clone(),
             },
         })
     }

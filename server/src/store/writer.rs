@@ -505,6 +505,11 @@ mod tests {
                     bot: None,
                     creator: None,
                     max_open: None,
+                    access: crate::store::Access {
+                        invite_hash: None,
+                        guests: true,
+                    },
+                    account: None,
                 })
                 .await
                 .unwrap();
