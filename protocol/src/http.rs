@@ -80,6 +80,9 @@ pub struct CreateGame {
     /// section 22; both players are told it is a custom start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Value>,
+    /// The clock: none when absent (docs/protocol.md, "Time controls").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<crate::TimeControl>,
 }
 
 /// The answer to `POST /api/games`. The token is shown here once and never again.
@@ -124,6 +127,9 @@ pub struct GameSummary {
     /// The game started from a custom position (analysis board), not the setup.
     #[serde(default)]
     pub custom_start: bool,
+    /// The clocks of a timed game, as of the listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::ClockView>,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -137,6 +143,9 @@ pub struct GameInfo<V = Value, A = Value> {
     pub seed_commitment: String,
     pub view: V,
     pub legal_actions: Vec<A>,
+    /// The clocks of a timed game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::ClockView>,
 }
 
 /// `POST /api/games/{id}/explain` request: an action to check against the game as it is now.

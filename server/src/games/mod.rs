@@ -17,6 +17,7 @@
 //! small cache so that stepping through a game replays each action once (the replay itself runs
 //! where the caller puts expensive work).
 
+pub(crate) mod clock;
 mod expiry;
 mod frames;
 mod handle;
@@ -199,6 +200,7 @@ impl Games {
         name: String,
         position: Option<&Position>,
         creator: Option<&Creator>,
+        time_control: siege_protocol::TimeControl,
     ) -> Result<Created, GameError> {
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
@@ -245,6 +247,14 @@ impl Games {
                 return Err(e.into());
             }
         }
+        let clock = clock::Clock::new(time_control);
+        if let Some(c) = &clock
+            && let Err(e) = self.inner.store.save_clock(id, c).await
+        {
+            drop(registered);
+            self.lock_slots().remove(&id);
+            return Err(e.into());
+        }
         let seats = vec![(side, token_hash)];
         let handle = self.spawn(
             id,
@@ -256,6 +266,7 @@ impl Games {
             },
             GameStatus::Open,
             seats,
+            clock,
         )?;
         *registered = Slot::Live(handle);
         drop(registered);
@@ -414,6 +425,7 @@ impl Games {
             return Err(GameError::Corrupt(format!("the audit found: {why}")));
         }
         let seats = store.seats(id).await?;
+        let clock = store.clock(id).await?;
         let version = row.hash_version()?;
         let start = self.start(&row, u64::MAX, None).await?;
         let from = start.from;
@@ -429,6 +441,7 @@ impl Games {
             },
             row.status()?,
             seats,
+            clock,
         )
     }
 
@@ -525,6 +538,7 @@ impl Games {
         progress: task::Progress,
         status: GameStatus,
         seats: Vec<(Side, String)>,
+        clock: Option<clock::Clock>,
     ) -> Result<GameHandle, GameError> {
         let inner = &self.inner;
         let task = GameTask::new(
@@ -539,6 +553,7 @@ impl Games {
                 probe: inner.config.probe.clone(),
                 snapshot_every: inner.config.snapshot_every,
                 scenario: inner.scenario.clone(),
+                clock,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

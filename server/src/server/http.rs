@@ -64,13 +64,27 @@ pub async fn create(
         None => None,
         Some(json) => Some(checked_position(&app, json)?),
     };
+    let time_control = body.time_control.unwrap_or_default();
+    crate::games::clock::check(&time_control).map_err(|msg| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_TIME_CONTROL,
+            msg,
+        )
+    })?;
     let creator = Creator {
         key: key.stored(),
         max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
     };
     let created = app
         .games
-        .create(side, name, position.as_ref(), Some(&creator))
+        .create(
+            side,
+            name,
+            position.as_ref(),
+            Some(&creator),
+            time_control,
+        )
         .await?;
     let id = created.id;
     Ok((
@@ -285,10 +299,18 @@ pub async fn list(
     };
     let limit = q.limit.unwrap_or(DEFAULT_LIST).clamp(1, MAX_LIST);
     let rows = app.games.store().list(status, limit).await?;
-    let games = rows
+    let mut games = rows
         .iter()
         .map(|r| r.to_summary())
         .collect::<Result<Vec<_>, _>>()?;
+    let ids: Vec<String> = games.iter().map(|g| g.game_id.clone()).collect();
+    let clocks = app.games.store().clocks_of(&ids).await?;
+    let now = crate::store::now_ms();
+    for (id, clock) in clocks {
+        if let Some(g) = games.iter_mut().find(|g| g.game_id == id) {
+            g.clock = Some(clock.view(now));
+        }
+    }
     Ok(Json(games))
 }
 
@@ -306,17 +328,19 @@ pub async fn game(
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
     let status = row.status()?;
-    let (status, seq, seats, view) =
+    let (status, seq, seats, view, clock) =
         if status == GameStatus::Finished && app.games.loaded(id).is_none() {
             let seq = app.games.store().log_len(id).await?;
             let seats = seats_of(&app.games.store().seats(id).await?);
             let view = past_view(&app, id, seq).await?;
             let view = String::from_utf8(view.to_vec()).map_err(AppError::internal)?;
-            (status, seq, seats, view)
+            let clock = app.games.store().clock(id).await?;
+            let clock = clock.map(|c| c.view(crate::store::now_ms()));
+            (status, seq, seats, view, clock)
         } else {
             let info = app.games.info(id).await?;
             let view = info.state.view().to_string();
-            (info.status, info.state.seq, info.seats, view)
+            (info.status, info.state.seq, info.seats, view, info.clock)
         };
     let view = RawValue::from_string(view).map_err(AppError::internal)?;
     Ok(Json(GameInfo {
@@ -328,6 +352,7 @@ pub async fn game(
         seed_commitment: row.seed_commitment,
         view,
         legal_actions: Vec::new(),
+        clock,
     }))
 }
 

@@ -103,6 +103,8 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         you,
         state,
         updates,
+        clock,
+        notices,
     } = attached;
     let mut connection = Connection {
         you,
@@ -126,9 +128,12 @@ pub async fn serve(mut socket: WebSocket, id: Uuid, app: AppState, conn: u64) {
         }
     }
     connection.out.reply(Message::Text(state.frame(you)));
+    if let Some(clock) = clock {
+        connection.out.reply(Message::Text(clock));
+    }
     drop(state);
     let (mut sink, stream) = socket.split();
-    match connection.run(&mut sink, stream, &app, updates).await {
+    match connection.run(&mut sink, stream, &app, updates, notices).await {
         Stop::Gone => {}
         Stop::Close(code, reason) => {
             let frame = CloseFrame {
@@ -188,6 +193,7 @@ impl Connection {
         mut stream: SplitStream<WebSocket>,
         app: &AppState,
         mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
+        mut notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
     ) -> Stop {
         let idle = app.limits.idle_timeout;
         let ping_after = idle / 3;
@@ -226,6 +232,15 @@ impl Connection {
                             Err(_) => return Stop::Close(close_code::AWAY, "game stopped"),
                         }
                     }
+                    Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
+                },
+                notice = notices.recv() => match notice {
+                    Ok(frame) => {
+                        self.out.reply(Message::Text(frame));
+                        Ok(())
+                    }
+                    // A missed notice is superseded by the next one.
+                    Err(RecvError::Lagged(_)) => Ok(()),
                     Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
                 },
                 sent = self.out.drive(sink, you), if self.out.has_work() => sent,

@@ -133,6 +133,7 @@ impl SummaryRow {
             created_at: rfc3339(self.created_at),
             result: self.result.as_deref().map(parse_json).transpose()?,
             custom_start: self.custom_start,
+            clock: None,
         })
     }
 }
