@@ -74,6 +74,7 @@ impl Api {
             side: Some(Side::Allied),
             name: Some(name.to_string()),
             position: None,
+            time_control: None,
         };
         let resp = self
             .client
