@@ -76,6 +76,12 @@ pub const NOT_YOUR_SEAT: &str = "not_your_seat";
 
 /// The game has ended; nothing more can be done (21).
 pub const GAME_OVER: &str = "game_over";
+/// A claim on time in a game without a clock.
+pub const NO_CLOCK: &str = "no_clock";
+/// A claim on time while the clock of the side to act still has time.
+pub const TIME_LEFT: &str = "time_left";
+/// A time control outside the limits.
+pub const BAD_TIME_CONTROL: &str = "bad_time_control";
 /// The other side, or nobody, is to decide now.
 pub const NOT_YOUR_TURN: &str = "not_your_turn";
 /// No action of this kind is legal in the current step.

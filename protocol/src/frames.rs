@@ -177,6 +177,9 @@ pub enum ServerFrame<V = Value, A = Value, E = Value> {
     Patch { seq: u64, ops: Vec<Value> },
     /// The answer to a `ping`.
     Pong,
+    /// A timed game's clocks: after joining, and whenever they change (the decision passes,
+    /// the second seat is taken, the game ends).
+    Clock { seq: u64, clock: crate::ClockView },
 }
 
 fn is_false(b: &bool) -> bool {

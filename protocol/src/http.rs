@@ -80,6 +80,9 @@ pub struct CreateGame {
     /// section 22; both players are told it is a custom start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Value>,
+    /// The clock: none when absent (docs/protocol.md, "Time controls").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<crate::TimeControl>,
     /// `private` (the default: joining needs the invite code) or `public` (a listed seek).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,
@@ -215,6 +218,9 @@ pub struct GameSummary {
     /// The players' user names (guests have none).
     #[serde(default)]
     pub players: Players,
+    /// The clocks of a timed game, as of the listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::ClockView>,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -234,6 +240,9 @@ pub struct GameInfo<V = Value, A = Value> {
     /// The players' user names (guests have none).
     #[serde(default)]
     pub players: Players,
+    /// The clocks of a timed game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::ClockView>,
 }
 
 /// `POST /api/games/{id}/explain` request: an action to check against the game as it is now.

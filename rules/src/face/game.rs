@@ -11,6 +11,7 @@ use crate::face::explain;
 use crate::face::undo::{History, UndoView};
 use crate::face::view::{self, View};
 use crate::face::warnings::{self, Offered};
+use crate::mechanics::{resign, timeout};
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
 use crate::position::event::Event;
@@ -225,6 +226,9 @@ impl Game {
         if self.state.result.is_some() {
             return Err(RuleError::GameOver);
         }
+        if action.outside_sequence() {
+            return self.apply_outside(side, action);
+        }
         let to_act = self.to_act();
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
@@ -252,6 +256,9 @@ impl Game {
         if self.state.result.is_some() {
             return Err(RuleError::GameOver);
         }
+        if action.outside_sequence() {
+            return self.apply_outside(side, action);
+        }
         let to_act = self.to_act();
         if to_act != Some(side) {
             return Err(RuleError::NotYourTurn { side, to_act });
@@ -260,6 +267,24 @@ impl Game {
             return self.undo(side);
         }
         self.apply_unchecked(side, action)
+    }
+
+    /// Apply an action that stands outside the sequence of play: a resignation by either side
+    /// ([`resign`]), or a claim on time by the side not to act ([`timeout`]).
+    fn apply_outside(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        if matches!(action, Action::ClaimTimeout) {
+            timeout::check(side, self.to_act())?;
+        }
+        let mut state = self.state.clone();
+        let mut ctx = Ctx::new(&self.scenario, &mut state);
+        match action {
+            Action::ClaimTimeout => timeout::claim(&mut ctx, side),
+            _ => resign::resign(&mut ctx, side),
+        }
+        let events = ctx.events;
+        self.state = state;
+        self.legal = std::sync::OnceLock::new();
+        Ok(events)
     }
 
     /// Apply to a copy of the state and keep it only if the engine settled: a runaway

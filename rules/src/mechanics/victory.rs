@@ -124,7 +124,8 @@ pub fn check_final(ctx: &mut Ctx<'_>) {
     }
 }
 
-fn finish(ctx: &mut Ctx<'_>, winner: Side, reason: &str, text: String) {
+/// End the game: `winner` wins for `reason` (a short stable key), said in `text`.
+pub fn finish(ctx: &mut Ctx<'_>, winner: Side, reason: &str, text: String) {
     ctx.st.result = Some(GameResult {
         winner,
         reason: reason.to_string(),

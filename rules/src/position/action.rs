@@ -132,6 +132,15 @@ pub enum Action {
     /// Take back the side's last decision: offered while nothing has been rolled and the
     /// opponent has not decided since (the game keeps the positions; docs/protocol.md).
     Undo,
+    // --- Outside the sequence ---------------------------------------------------------------
+    /// Concede the game: the other side wins at once. Either seated player may send it at any
+    /// moment before the end, whoever is to act; it is never listed in `legal_actions`
+    /// (docs/protocol.md, "Always-allowed actions").
+    Resign,
+    /// Claim a win on time against the side to act, whose clock has run out. The rules know no
+    /// clock: only the server, which keeps the time, accepts this from a client, and only from
+    /// the side not to act; it is never listed in `legal_actions`.
+    ClaimTimeout,
 }
 
 impl Action {
@@ -142,6 +151,12 @@ impl Action {
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
             .unwrap_or_default()
+    }
+
+    /// Whether the action stands outside the sequence of play: taken by a side whether or not
+    /// it is to act, and never in a legal list (`resign`, `claim_timeout`).
+    pub fn outside_sequence(&self) -> bool {
+        matches!(self, Action::Resign | Action::ClaimTimeout)
     }
 
     /// Whether two actions are of the same type, whatever their fields.

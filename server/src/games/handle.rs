@@ -26,6 +26,10 @@ pub struct Attached {
     pub you: You,
     pub state: Arc<Snapshot>,
     pub updates: broadcast::Receiver<Arc<Update>>,
+    /// A timed game's `clock` frame as of attaching.
+    pub clock: Option<axum::extract::ws::Utf8Bytes>,
+    /// Frames outside the action stream: the clocks when they change.
+    pub notices: broadcast::Receiver<axum::extract::ws::Utf8Bytes>,
 }
 
 /// A game's public facts for `GET /api/games/{id}`.
@@ -36,6 +40,8 @@ pub struct Info {
     /// The computer players seated.
     pub bots: siege_protocol::Bots,
     pub state: Arc<Snapshot>,
+    /// A timed game's clocks.
+    pub clock: Option<siege_protocol::ClockView>,
 }
 
 /// Why a game refused a request.

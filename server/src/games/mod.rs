@@ -18,6 +18,7 @@
 //! where the caller puts expensive work).
 
 pub mod bots;
+pub(crate) mod clock;
 mod expiry;
 mod frames;
 mod handle;
@@ -156,6 +157,26 @@ struct Start {
     from: u64,
 }
 
+/// What a new game is asked to be: everything `POST /api/games` settles before the game exists.
+pub struct NewGameRequest<'a> {
+    /// The creator's side.
+    pub side: Side,
+    /// The game's name.
+    pub name: String,
+    /// A custom start, already checked by the rules.
+    pub position: Option<&'a Position>,
+    /// Who creates it, for the per-creator cap on open games.
+    pub creator: Option<&'a Creator>,
+    /// A computer player of this level in the other seat.
+    pub opponent: Option<Level>,
+    /// Private (invite code) or a public seek, and whether guests may join.
+    pub access: Access,
+    /// The signed-in creator's account, which then holds the seat.
+    pub account: Option<i64>,
+    /// The clock, if any.
+    pub time_control: siege_protocol::TimeControl,
+}
+
 impl Games {
     /// A registry whose tasks append through `writer`, stop on `shutdown`, and are tracked by
     /// `tracker` so that shutdown can wait for them.
@@ -213,16 +234,17 @@ impl Games {
     /// committed) waits, instead of loading a second copy of the game from the store.
     /// With `opponent`, a computer player of that level takes the other seat in the same
     /// transaction and the game is active at once (never open, so no creator's cap applies).
-    pub async fn create(
-        &self,
-        side: Side,
-        name: String,
-        position: Option<&Position>,
-        creator: Option<&Creator>,
-        opponent: Option<Level>,
-        access: Access,
-        account: Option<i64>,
-    ) -> Result<Created, GameError> {
+    pub async fn create(&self, request: NewGameRequest<'_>) -> Result<Created, GameError> {
+        let NewGameRequest {
+            side,
+            name,
+            position,
+            creator,
+            opponent,
+            access,
+            account,
+            time_control,
+        } = request;
         let id = Uuid::new_v4();
         let seed = tokens::new_seed();
         let game = match position {
@@ -279,6 +301,14 @@ impl Games {
                 return Err(e.into());
             }
         }
+        let clock = clock::Clock::new(time_control);
+        if let Some(c) = &clock
+            && let Err(e) = self.inner.store.save_clock(id, c).await
+        {
+            drop(registered);
+            self.lock_slots().remove(&id);
+            return Err(e.into());
+        }
         let mut seats = vec![(side, token_hash)];
         let mut bots = Vec::new();
         if let Some((bot_side, level, hash)) = bot_seat {
@@ -301,6 +331,7 @@ impl Games {
             status,
             seats,
             &bots,
+            clock,
         )?;
         *registered = Slot::Live(handle);
         drop(registered);
@@ -473,6 +504,7 @@ impl Games {
                     .map_err(|e| GameError::Corrupt(format!("the {} seat: {e}", side.as_str())))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let clock = store.clock(id).await?;
         let version = row.hash_version()?;
         let start = self.start(&row, u64::MAX, None).await?;
         let from = start.from;
@@ -489,6 +521,7 @@ impl Games {
             row.status()?,
             seats,
             &bots,
+            clock,
         )
     }
 
@@ -586,6 +619,7 @@ impl Games {
         status: GameStatus,
         seats: Vec<(Side, String)>,
         bot_seats: &[(Side, Level)],
+        clock: Option<clock::Clock>,
     ) -> Result<GameHandle, GameError> {
         let inner = &self.inner;
         let (turns, shown) = tokio::sync::watch::channel(None);
@@ -611,6 +645,7 @@ impl Games {
                 probe: inner.config.probe.clone(),
                 snapshot_every: inner.config.snapshot_every,
                 bots,
+                clock,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

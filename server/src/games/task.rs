@@ -12,6 +12,7 @@
 //! rebuilds it from the log on demand.
 
 use super::bots::Turn;
+use super::clock::Clock;
 use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
@@ -20,7 +21,8 @@ use crate::probe::{ActionTiming, Probes};
 use crate::rules::{Action, Game, HashVersion, RuleError};
 use crate::store::writer::{Entry, Writer};
 use crate::store::{Store, now_ms, seats_of};
-use siege_protocol::{Explanation, GameStatus, Side, You};
+use axum::extract::ws::Utf8Bytes;
+use siege_protocol::{Explanation, GameStatus, ServerFrame, Side, You, codes};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc, watch};
@@ -31,6 +33,8 @@ use uuid::Uuid;
 /// whether or not its socket keeps up (it has its own bounded outbox), so a few suffice; one
 /// that still falls this far behind is sent the current state instead of the ones it missed.
 const UPDATES: usize = 16;
+/// Notices (clock frames) buffered per game; a connection that misses one gets the next.
+const NOTICES: usize = 16;
 
 /// What a game task shares with the rest of the server.
 pub(crate) struct Links {
@@ -42,6 +46,8 @@ pub(crate) struct Links {
     pub snapshot_every: u64,
     /// The computer seats and where to show them the positions in which they are to act.
     pub bots: Bots,
+    /// A timed game's clock, as stored.
+    pub clock: Option<Clock>,
 }
 
 /// The computer seats of a game and the channel to their driver.
@@ -88,6 +94,10 @@ pub(crate) struct GameTask {
     /// Where each action's time is reported.
     probe: Probes,
     bots: Bots,
+    /// A timed game's clock (times, not a timer: see [`super::clock`]).
+    clock: Option<Clock>,
+    /// Frames outside the action stream (clocks) for every connection.
+    notices: broadcast::Sender<Utf8Bytes>,
 }
 
 impl GameTask {
@@ -106,10 +116,12 @@ impl GameTask {
             probe,
             snapshot_every,
             bots,
+            clock,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
         let (updates, _) = broadcast::channel(UPDATES);
+        let (notices, _) = broadcast::channel(NOTICES);
         Ok(GameTask {
             id,
             game,
@@ -126,6 +138,8 @@ impl GameTask {
             store,
             probe,
             bots,
+            clock,
+            notices,
         })
     }
 
@@ -151,6 +165,53 @@ impl GameTask {
             });
             true
         });
+    }
+
+    /// The `clock` frame of a timed game as of now.
+    fn clock_frame(&self) -> Option<Utf8Bytes> {
+        let clock = self.clock.as_ref()?;
+        let frame: ServerFrame = ServerFrame::Clock {
+            seq: self.seq,
+            clock: clock.view(now_ms()),
+        };
+        serde_json::to_string(&frame).ok().map(Utf8Bytes::from)
+    }
+
+    /// Tell every connection the clocks changed.
+    fn announce_clock(&self) {
+        if let Some(frame) = self.clock_frame() {
+            let _ = self.notices.send(frame);
+        }
+    }
+
+    /// Refuse a claim on time unless the clock of the side to act has run out; the rules then
+    /// check the rest (the claimant is the side waiting).
+    fn check_claim(&self, side: Side) -> Result<(), GameError> {
+        let Some(clock) = &self.clock else {
+            return Err(RuleError::illegal(
+                codes::NO_CLOCK,
+                "",
+                "this game has no clock: nobody can win on time",
+            )
+            .into());
+        };
+        let now = now_ms();
+        match clock.out_of_time(now) {
+            Some(out) if out != side => Ok(()),
+            _ => {
+                let other = side.other();
+                let left = clock.left(other, now);
+                Err(RuleError::illegal(
+                    codes::TIME_LEFT,
+                    "",
+                    format!(
+                        "the {other} player's clock has not run out ({} s left, or it is not running): there is no win on time to claim",
+                        (left + 999) / 1000
+                    ),
+                )
+                .into())
+            }
+        }
     }
 
     /// Serve commands until shutdown, until every handle is dropped, or until the game has
@@ -213,6 +274,7 @@ impl GameTask {
                     seats: seats_of(&self.seats),
                     bots: self.bots.seats.clone(),
                     state: self.snapshot.clone(),
+                    clock: self.clock.as_ref().map(|c| c.view(now_ms())),
                 });
             }
             Command::Explain { action, reply } => {
@@ -260,6 +322,8 @@ impl GameTask {
             you,
             state: self.snapshot.clone(),
             updates: self.updates.subscribe(),
+            clock: self.clock_frame(),
+            notices: self.notices.subscribe(),
         })
     }
 
@@ -281,6 +345,9 @@ impl GameTask {
         }
         // Only the state and what may be taken back are kept to roll back a failed commit:
         // the game's cached legal list need not be copied for a case that almost never happens.
+        if matches!(action, Action::ClaimTimeout) {
+            self.check_claim(side)?;
+        }
         let before = self.game.mark();
         let started = Instant::now();
         let events = match self.game.apply(side, &action) {
@@ -289,8 +356,18 @@ impl GameTask {
         };
         let applied = started.elapsed();
         let turn_before = before.state().turn;
+        let clock_before = self.clock;
+        let clock_moved = match &mut self.clock {
+            Some(c) => c.after_action(
+                self.game.to_act(),
+                turn_before,
+                self.game.state().turn,
+                now_ms(),
+            ),
+            None => false,
+        };
         match self
-            .commit(side, &action, &events, applied, turn_before)
+            .commit(side, &action, &events, applied, turn_before, clock_moved)
             .await
         {
             Ok((update, snapshot)) => {
@@ -304,11 +381,15 @@ impl GameTask {
                     tracing::info!(game = %self.id, seq = self.seq, "game over");
                 }
                 let _ = self.updates.send(Arc::new(update));
+                if clock_moved {
+                    self.announce_clock();
+                }
                 Ok(())
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
                 self.game.rewind(before);
+                self.clock = clock_before;
                 Err(e)
             }
         }
@@ -349,6 +430,7 @@ impl GameTask {
         events: &[crate::rules::Event],
         applied: Duration,
         turn_before: u8,
+        clock_moved: bool,
     ) -> Result<(Update, bool), GameError> {
         let started = Instant::now();
         let seq = self.seq + 1;
@@ -385,6 +467,7 @@ impl GameTask {
             at: now_ms(),
             finished,
             snapshot,
+            clock: self.clock.filter(|_| clock_moved),
         };
         let encoded = started.elapsed();
         self.writer.append(entry).await?;
@@ -420,6 +503,17 @@ impl GameTask {
         self.seats.push((side, token_hash));
         if self.status == GameStatus::Open && self.seats.len() >= 2 {
             self.status = GameStatus::Active;
+        }
+        // Both seats taken: the clock of the side to act starts now.
+        if self.seats.len() >= 2 {
+            let to_act = self.game.to_act();
+            if let Some(clock) = &mut self.clock
+                && clock.start(to_act, now_ms())
+            {
+                let started = *clock;
+                self.store.save_clock(self.id, &started).await?;
+                self.announce_clock();
+            }
         }
         tracing::info!(game = %self.id, side = side.as_str(), "seat taken");
         Ok(side)
@@ -498,6 +592,7 @@ mod tests {
                     seats: siege_protocol::Bots::default(),
                     turns: None,
                 },
+                clock: None,
             },
         )
         .unwrap();

@@ -78,6 +78,7 @@ impl Api {
             // A public seek: the generator joins its games by id, without invite codes.
             visibility: Some(siege_protocol::Visibility::Public),
             guests: None,
+            time_control: None,
         };
         let resp = self
             .client

@@ -76,6 +76,14 @@ pub async fn create(
             )
         })?),
     };
+    let time_control = body.time_control.unwrap_or_default();
+    crate::games::clock::check(&time_control).map_err(|msg| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            siege_protocol::codes::BAD_TIME_CONTROL,
+            msg,
+        )
+    })?;
     let creator = Creator {
         key: key.stored(),
         max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
@@ -95,15 +103,16 @@ pub async fn create(
     };
     let created = app
         .games
-        .create(
+        .create(crate::games::NewGameRequest {
             side,
             name,
-            position.as_ref(),
-            Some(&creator),
+            position: position.as_ref(),
+            creator: Some(&creator),
             opponent,
             access,
-            account.map(|a| a.id),
-        )
+            account: account.map(|a| a.id),
+            time_control,
+        })
         .await?;
     let id = created.id;
     let code = code.map(|(code, _)| code);
@@ -429,10 +438,18 @@ pub async fn list(
     let limit = q.limit.unwrap_or(DEFAULT_LIST).clamp(1, MAX_LIST);
     let viewer = super::auth::signed_in(&app, &session).await?.map(|a| a.id);
     let rows = app.games.store().list(status, limit, viewer).await?;
-    let games = rows
+    let mut games = rows
         .iter()
         .map(|r| r.to_summary())
         .collect::<Result<Vec<_>, _>>()?;
+    let ids: Vec<String> = games.iter().map(|g| g.game_id.clone()).collect();
+    let clocks = app.games.store().clocks_of(&ids).await?;
+    let now = crate::store::now_ms();
+    for (id, clock) in clocks {
+        if let Some(g) = games.iter_mut().find(|g| g.game_id == id) {
+            g.clock = Some(clock.view(now));
+        }
+    }
     Ok(Json(games))
 }
 
@@ -450,7 +467,7 @@ pub async fn game(
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
     let status = row.status()?;
-    let (status, seq, seats, bots, view) =
+    let (status, seq, seats, bots, view, clock) =
         if status == GameStatus::Finished && app.games.loaded(id).is_none() {
             let store = app.games.store();
             let seq = store.log_len(id).await?;
@@ -461,11 +478,20 @@ pub async fn game(
             }
             let view = past_view(&app, id, seq).await?;
             let view = String::from_utf8(view.to_vec()).map_err(AppError::internal)?;
-            (status, seq, seats, bots, view)
+            let clock = app.games.store().clock(id).await?;
+            let clock = clock.map(|c| c.view(crate::store::now_ms()));
+            (status, seq, seats, bots, view, clock)
         } else {
             let info = app.games.info(id).await?;
             let view = info.state.view().to_string();
-            (info.status, info.state.seq, info.seats, info.bots, view)
+            (
+                info.status,
+                info.state.seq,
+                info.seats,
+                info.bots,
+                view,
+                info.clock,
+            )
         };
     let view = RawValue::from_string(view).map_err(AppError::internal)?;
     Ok(Json(GameInfo {
@@ -479,6 +505,7 @@ pub async fn game(
         view,
         legal_actions: Vec::new(),
         players: app.games.store().players(id).await?,
+        clock,
     }))
 }
 

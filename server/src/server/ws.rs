@@ -118,6 +118,8 @@ pub async fn serve(
         you,
         state,
         updates,
+        clock,
+        notices,
     } = attached;
     let mut connection = Connection {
         you,
@@ -141,9 +143,15 @@ pub async fn serve(
         }
     }
     connection.out.reply(Message::Text(state.frame(you)));
+    if let Some(clock) = clock {
+        connection.out.reply(Message::Text(clock));
+    }
     drop(state);
     let (mut sink, stream) = socket.split();
-    match connection.run(&mut sink, stream, &app, updates).await {
+    match connection
+        .run(&mut sink, stream, &app, updates, notices)
+        .await
+    {
         Stop::Gone => {}
         Stop::Close(code, reason) => {
             let frame = CloseFrame {
@@ -231,6 +239,7 @@ impl Connection {
         mut stream: SplitStream<WebSocket>,
         app: &AppState,
         mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
+        mut notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
     ) -> Stop {
         let idle = app.limits.idle_timeout;
         let ping_after = idle / 3;
@@ -269,6 +278,15 @@ impl Connection {
                             Err(_) => return Stop::Close(close_code::AWAY, "game stopped"),
                         }
                     }
+                    Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
+                },
+                notice = notices.recv() => match notice {
+                    Ok(frame) => {
+                        self.out.reply(Message::Text(frame));
+                        Ok(())
+                    }
+                    // A missed notice is superseded by the next one.
+                    Err(RecvError::Lagged(_)) => Ok(()),
                     Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
                 },
                 sent = self.out.drive(sink, you), if self.out.has_work() => sent,

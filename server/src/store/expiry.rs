@@ -54,6 +54,7 @@ impl Store {
         for delete in [
             "DELETE FROM actions WHERE game_id = ?",
             "DELETE FROM seats WHERE game_id = ?",
+            "DELETE FROM clocks WHERE game_id = ?",
             "DELETE FROM games WHERE id = ?",
         ] {
             sqlx::query(delete).bind(&id).execute(&mut *tx).await?;

@@ -158,6 +158,7 @@ impl SummaryRow {
                 allied: self.allied_name.clone(),
                 chinese: self.chinese_name.clone(),
             },
+            clock: None,
         })
     }
 }

@@ -60,6 +60,8 @@ pub struct Entry {
     /// The rules state's JSON after this action, when a snapshot is due: written in the same
     /// transaction.
     pub snapshot: Option<String>,
+    /// A timed game's clock when this action moved it: written in the same transaction.
+    pub clock: Option<crate::games::clock::Clock>,
 }
 
 /// A write nobody waits for.
@@ -418,7 +420,7 @@ async fn commit(
 async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), StoreError> {
     let plain = entries
         .iter()
-        .all(|e| e.finished.is_none() && e.snapshot.is_none());
+        .all(|e| e.finished.is_none() && e.snapshot.is_none() && e.clock.is_none());
     if entries.len() == chunk_len(entries.len()) && plain {
         // One statement is one transaction: committed (and synced) when it returns.
         return insert(conn, entries).await;
@@ -433,6 +435,9 @@ async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), St
     for e in entries {
         if let Some(state) = &e.snapshot {
             insert_snapshot(&mut tx, &e.game_id, e.seq, state).await?;
+        }
+        if let Some(clock) = &e.clock {
+            super::clocks::save(&mut tx, &e.game_id, clock).await?;
         }
         if let Some(result) = &e.finished {
             sqlx::query(
@@ -530,6 +535,7 @@ mod tests {
             phase: Phase::BigGun,
             at: 0,
             finished: None,
+            clock: None,
             snapshot: None,
         }
     }
