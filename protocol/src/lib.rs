@@ -4,12 +4,14 @@
 //! as type parameters that default to [`serde_json::Value`], so a client that knows no rules
 //! can still read and answer every message.
 
+mod chat;
 pub mod codes;
 mod frames;
 mod http;
 pub mod patch;
 mod side;
 
+pub use chat::{Channel, ChatMessage, GameChat};
 pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
     CreateGame, CreatedGame, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog,

@@ -100,7 +100,11 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
     assert_eq!(server.games.loaded_count(), 0, "start-up loads no game");
     let (status, _) = server.http.get("/api/games").await;
     assert_eq!(status, 200);
-    assert_eq!(server.games.loaded_count(), 0, "the listing comes from the store");
+    assert_eq!(
+        server.games.loaded_count(),
+        0,
+        "the listing comes from the store"
+    );
 
     // Many first touches at once, over HTTP and sockets: one task.
     let url = server.http.ws_url(&id);

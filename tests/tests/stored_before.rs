@@ -37,7 +37,11 @@ async fn games_stored_before_hash_versions_load_verify_and_play_on() {
     })
     .await;
     let http = &server.http;
-    assert_eq!(server.games.loaded_count(), 0, "nothing is loaded at start-up");
+    assert_eq!(
+        server.games.loaded_count(),
+        0,
+        "nothing is loaded at start-up"
+    );
     let (status, listed) = http.get("/api/games?limit=10").await;
     assert_eq!(status, 200);
     assert_eq!(listed.as_array().unwrap().len(), games.len());

@@ -17,6 +17,7 @@
 //! small cache so that stepping through a game replays each action once (the replay itself runs
 //! where the caller puts expensive work).
 
+pub mod chat;
 mod expiry;
 mod frames;
 mod handle;

@@ -8,6 +8,7 @@
 
 pub mod client;
 mod error;
+mod export;
 mod guard;
 mod heavy;
 mod http;
@@ -20,6 +21,7 @@ mod ws;
 
 pub use error::{AppError, WireError};
 
+use crate::games::chat::ChatHub;
 use crate::games::{Games, GamesConfig};
 use crate::probe::Probes;
 use crate::rules::{Scenario, ScenarioError};
@@ -148,6 +150,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Creation and join rates per client.
     pub rates: Arc<Rates>,
+    /// The games' chat: checked, stored and delivered apart from the game tasks.
+    pub chat: Arc<ChatHub>,
     /// Where expensive requests run.
     heavy: Heavy,
     /// Past states ready to send.
@@ -168,6 +172,7 @@ impl AppState {
         config: &Config,
     ) -> AppState {
         let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
+        let chat = Arc::new(ChatHub::new(games.store().clone(), config.limits.chat));
         let limits = &config.limits;
         AppState {
             games,
@@ -179,6 +184,7 @@ impl AppState {
             writer,
             limits: Arc::new(limits.clone()),
             rates: Arc::new(Rates::new(limits)),
+            chat,
             heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
             past: Arc::new(PastStates::new(limits::PAST_STATES)),
             last_probe: Arc::new(AtomicI64::new(0)),
@@ -199,6 +205,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(http::join))
         .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
+        .route("/api/games/{id}/chat", get(export::chat))
+        .route("/api/games/{id}/transcript", get(export::transcript))
         .route("/api/games/{id}/state", get(http::state_at))
         .route("/api/analysis", post(http::analysis))
         .route("/api/{*rest}", any(http::no_route))
@@ -229,6 +237,7 @@ pub fn app(state: AppState) -> Router {
 async fn game_socket(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    client::ClientIp(ip): client::ClientIp,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
     let id = http::game_id(&id)?;
@@ -245,7 +254,8 @@ async fn game_socket(
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("socket", game = %id, conn);
-            sockets.track_future(ws::serve(socket, id, app, conn).instrument(span))
+            let client = client::ClientKey::of(ip).stored();
+            sockets.track_future(ws::serve(socket, id, app, conn, client).instrument(span))
         })
         .into_response())
 }
@@ -425,7 +435,10 @@ async fn housekeeping(app: AppState) {
                     recorder.run_upkeep();
                 }
             }
-            _ = prune.tick() => app.rates.prune(),
+            _ = prune.tick() => {
+                app.rates.prune();
+                app.chat.prune();
+            }
             _ = expire.tick() => {
                 if let Some(age) = app.limits.expire_unjoined {
                     match app.games.expire_unjoined(age).await {

@@ -5,6 +5,7 @@
 //! Only `query`/`query_as` are used (not the checked macros), so a fresh clone builds without a
 //! database or an offline cache.
 
+mod chat;
 mod expiry;
 mod rows;
 mod time;
