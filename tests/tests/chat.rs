@@ -164,6 +164,11 @@ async fn chat_reaches_its_audience_only_and_survives_a_reconnect_and_a_restart()
     // After a restart, the chat and the mute are still there.
     let dir = server.stop_keeping_data().await;
     let server = TestServer::start_in(dir, |_| {}).await;
+    // The new server listens on another port.
+    let t = Table {
+        url: server.http.ws_url(&t.id),
+        ..t
+    };
     let mut allied = join(&t, &t.allied_token).await;
     let history = allied.recv().await;
     assert_eq!(history["muted"], true, "the mute is kept for the seat");
