@@ -47,11 +47,18 @@ pub fn tell(
          section numbers are the rulebook's.",
         heading.id,
         heading.status,
-        rules_count(rows)
+        rows.len()
     );
     let start = replayer.game().state();
-    let (mut turn, mut phase) = (start.turn, start.phase);
-    heading_turn(&mut out, turn, phase);
+    let (turn, phase) = (start.turn, start.phase);
+    // The game turn whose heading is written; none during the setup (22).
+    let mut headed: Option<u8> = None;
+    if is_setup(phase) {
+        let _ = writeln!(out, "\n## Setup (22)");
+    } else {
+        heading_turn(&mut out, turn);
+        headed = Some(turn);
+    }
     heading_phase(&mut out, phase);
     for row in rows {
         if stop() {
@@ -70,16 +77,15 @@ pub fn tell(
         for event in &events {
             match &event.kind {
                 EventKind::TurnBegan { turn: t } => {
-                    turn = *t;
-                    heading_turn(&mut out, turn, phase);
+                    heading_turn(&mut out, *t);
+                    headed = Some(*t);
                 }
                 EventKind::PhaseBegan { turn: t, phase: p } => {
-                    if *t != turn {
-                        turn = *t;
-                        heading_turn(&mut out, turn, *p);
+                    if !is_setup(*p) && headed != Some(*t) {
+                        heading_turn(&mut out, *t);
+                        headed = Some(*t);
                     }
-                    phase = *p;
-                    heading_phase(&mut out, phase);
+                    heading_phase(&mut out, *p);
                 }
                 _ => line(&mut out, event),
             }
@@ -93,25 +99,23 @@ pub fn tell(
             result.text
         );
     } else {
-        let to_act = replayer.game().to_act().map_or("nobody", |s| side_name(s));
+        let state = replayer.game().state();
+        let to_act = replayer.game().to_act().map_or("nobody", side_name);
         let _ = writeln!(
             out,
-            "\n## Still being played\n\nTurn {turn}, {phase}: {to_act} to decide."
+            "\n## Still being played\n\nTurn {}, {}: {to_act} to decide.",
+            state.turn, state.phase
         );
     }
     Ok(Some(out))
 }
 
-fn rules_count(rows: &[ActionRow]) -> usize {
-    rows.len()
+fn is_setup(phase: Phase) -> bool {
+    matches!(phase, Phase::AlliedSetup | Phase::ChineseSetup)
 }
 
-fn heading_turn(out: &mut String, turn: u8, phase: Phase) {
-    if matches!(phase, Phase::AlliedSetup | Phase::ChineseSetup) && turn <= 1 {
-        let _ = writeln!(out, "\n## Setup (22)");
-    } else {
-        let _ = writeln!(out, "\n## Turn {turn}");
-    }
+fn heading_turn(out: &mut String, turn: u8) {
+    let _ = writeln!(out, "\n## Turn {turn}");
 }
 
 fn heading_phase(out: &mut String, phase: Phase) {
@@ -250,7 +254,8 @@ mod tests {
         let text = tell(&heading, replayer, &rows, || false).unwrap().unwrap();
         assert!(text.starts_with("# Siege at Peking: A *test* game\n"));
         assert!(text.contains("## Setup (22)"), "{text}");
-        assert!(text.contains("## Turn 1"), "{text}");
+        assert_eq!(text.matches("## Setup (22)").count(), 1, "{text}");
+        assert_eq!(text.matches("\n## Turn 1\n").count(), 1, "{text}");
         assert!(text.contains("### Chinese Movement Phase"), "{text}");
         for seq in 1..=rows.len() {
             assert!(
