@@ -57,6 +57,12 @@ pub const STORE_UNWRITABLE: &str = "store_unwritable";
 pub const CROSS_ORIGIN: &str = "cross_origin";
 /// A POST body that is not declared as `application/json`.
 pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
+/// A chat message above the length limit (`--chat-max-chars`).
+pub const CHAT_TOO_LONG: &str = "chat_too_long";
+/// A chat message with nothing but white space.
+pub const CHAT_EMPTY: &str = "chat_empty";
+/// `GET /api/games/{id}/chat` of a game still being played: the chats open when it ends.
+pub const CHAT_PRIVATE: &str = "chat_private";
 /// A route that exists, asked with a method it does not answer.
 pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
 /// A route for signed-in players, asked without a valid session (401).

@@ -1,6 +1,7 @@
 //! WebSocket frames (docs/protocol.md, "WebSocket"): what a client sends and what the server answers.
 //! Every frame is a JSON object tagged by `type`.
 
+use crate::chat::ChatMessage;
 use crate::codes;
 use crate::side::Side;
 use serde::de::DeserializeOwned;
@@ -79,11 +80,24 @@ pub enum ClientFrame<A = Value> {
     /// Ask for a `pong`. (Braces, not a unit variant: only then does serde refuse the fields a
     /// ping does not have.)
     Ping {},
+    /// Say something in the chat this connection writes in: the table chat for a player, the
+    /// spectator chat for a spectator.
+    Chat { text: String },
+    /// A player's choice to hide (or show again) the spectator chat, kept for the seat.
+    ChatMute { muted: bool },
 }
 
 impl<A> ClientFrame<A> {
     /// The `type` names a client may send.
-    pub const TYPES: [&'static str; 5] = ["join", "spectate", "resume", "action", "ping"];
+    pub const TYPES: [&'static str; 7] = [
+        "join",
+        "spectate",
+        "resume",
+        "action",
+        "ping",
+        "chat",
+        "chat_mute",
+    ];
 }
 
 /// Why a client frame could not be read: the error code of the refusal and its message.
@@ -180,6 +194,19 @@ pub enum ServerFrame<V = Value, A = Value, E = Value> {
     /// A timed game's clocks: after joining, and whenever they change (the decision passes,
     /// the second seat is taken, the game ends).
     Clock { seq: u64, clock: crate::ClockView },
+    /// A chat message this connection is shown, as it arrives.
+    Chat {
+        #[serde(flatten)]
+        message: ChatMessage,
+    },
+    /// The chat this connection is shown so far, oldest first, sent after the first state when
+    /// there is any (or the seat muted the spectator chat); `muted` is the seat's choice.
+    ChatHistory {
+        messages: Vec<ChatMessage>,
+        muted: bool,
+    },
+    /// The answer to `chat_mute`: the seat's choice as stored.
+    ChatMuted { muted: bool },
 }
 
 fn is_false(b: &bool) -> bool {

@@ -4,6 +4,7 @@
 //! as type parameters that default to [`serde_json::Value`], so a client that knows no rules
 //! can still read and answer every message.
 
+mod chat;
 mod clock;
 pub mod codes;
 mod frames;
@@ -11,6 +12,7 @@ mod http;
 pub mod patch;
 mod side;
 
+pub use chat::{Channel, ChatMessage, GameChat};
 pub use clock::{ClockView, TimeControl};
 pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{

@@ -18,5 +18,6 @@ pub mod server;
 pub mod sim;
 pub mod store;
 pub mod tables;
+pub mod transcript;
 
 pub use siege_rules as rules;

@@ -186,6 +186,14 @@ struct LimitArgs {
     /// The largest analysis answer, in KiB.
     #[arg(long, env = "SIEGE_MAX_ANSWER_KIB", default_value_t = 512)]
     max_answer_kib: usize,
+    /// The longest chat message, in characters.
+    #[arg(long, env = "SIEGE_CHAT_MAX_CHARS", default_value_t = siege::games::chat::MAX_CHARS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    chat_max_chars: usize,
+    /// Chat messages one sender (a seat, or a spectator's address) may send per minute in a
+    /// game, in bursts of up to 5.
+    #[arg(long, env = "SIEGE_CHAT_RATE", default_value_t = siege::games::chat::PER_MINUTE)]
+    chat_rate: u32,
 }
 
 impl LimitArgs {
@@ -209,6 +217,10 @@ impl LimitArgs {
             heavy_queue: self.heavy_queue,
             work_budget: Duration::from_millis(self.work_budget_ms.max(1)),
             max_answer: self.max_answer_kib.max(1) * 1024,
+            chat: siege::games::chat::ChatLimits {
+                max_chars: self.chat_max_chars,
+                per_minute: self.chat_rate,
+            },
         }
     }
 }

@@ -150,13 +150,26 @@ impl Replayer {
         action: &str,
         state_hash: &str,
     ) -> Result<(), ReplayError> {
+        self.step_stored_events(seq, side, action, state_hash)
+            .map(|_| ())
+    }
+
+    /// As [`Replayer::step_stored`], returning the action read and the events the rules
+    /// yielded for it (the transcript tells a game from these).
+    pub fn step_stored_events(
+        &mut self,
+        seq: u64,
+        side: Side,
+        action: &str,
+        state_hash: &str,
+    ) -> Result<(Action, Vec<crate::rules::Event>), ReplayError> {
         let action: Action = serde_json::from_str(action).map_err(|e| ReplayError::BadAction {
             seq,
             message: e.to_string(),
         })?;
-        self.apply(seq, side, &action, state_hash)?;
+        let events = self.apply(seq, side, &action, state_hash)?;
         self.seq = seq;
-        Ok(())
+        Ok((action, events))
     }
 
     /// Apply `action` as entry `seq` and check the state hash after it.

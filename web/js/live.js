@@ -8,6 +8,7 @@ import { GameSocket } from './socket.js';
 import { GameLog } from './log.js';
 import { saveSeat, forgetSeat } from './seats.js';
 import { SIDE_NAME } from './panels.js';
+import { ChatPanel } from './chat.js';
 
 export class LiveGame {
   /** `seat`: {side, token} to play, or null to watch. */
@@ -16,6 +17,10 @@ export class LiveGame {
     this.gameId = gameId;
     this.seat = seat;
     this.log = new GameLog(byId('log'));
+    this.chat = new ChatPanel({
+      send: (text) => this.socket?.say(text),
+      mute: (muted) => this.socket?.muteSpectators(muted),
+    });
     this.lastLogged = 0;
     this.title = document.title;
     table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
@@ -30,6 +35,7 @@ export class LiveGame {
       events: (f) => this.onEvents(f),
       error: (f) => this.onError(f),
       status: (s, detail) => this.onStatus(s, detail),
+      chat: (f) => this.onChat(f),
     });
   }
 
@@ -52,6 +58,7 @@ export class LiveGame {
     document.body.dataset.seq = f.seq;
     document.body.dataset.you = f.you;
     document.body.dataset.toAct = f.view.to_act ?? '';
+    this.chat.setYou(f.you);
     if (this.seat && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
       this.seat.side = f.you;
       this.seat.unsaved = false;
@@ -66,6 +73,12 @@ export class LiveGame {
     // Actions taken between the log fetch and the join, or skipped while this page was too far
     // behind (the server then sends the current state alone): fetch them so the log has no hole.
     if (f.seq > this.lastLogged) this.fillLog();
+  }
+
+  onChat(f) {
+    if (f.type === 'chat') this.chat.add(f);
+    else if (f.type === 'chat_history') this.chat.history(f);
+    else if (f.type === 'chat_muted') this.chat.muted(f);
   }
 
   onEvents(f) {
@@ -129,6 +142,7 @@ export class LiveGame {
   close() {
     this.socket?.close();
     this.log.close();
+    this.chat.close();
     document.title = this.title;
   }
 }

@@ -142,6 +142,11 @@ async function openTable(mode, gameId) {
   const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
   current.push(ctl);
   topbarButtons(mode, gameId, seat, null);
+  // The whole game in words, turn by turn (Markdown), for finished and ongoing games.
+  const download = byId('download-transcript');
+  download.href = `/api/games/${encodeURIComponent(gameId)}/transcript`;
+  download.download = `siege-${gameId}.md`;
+  download.hidden = false;
   if (mode === 'play' && seat) seatKeeper(gameId, seat);
   // While the game waits for its second player, ask now and then whether they came: the
   // invitation leaves the top bar as soon as they have (or the game is over).

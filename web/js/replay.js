@@ -6,6 +6,7 @@ import { h, byId, clear, toast } from './dom.js';
 import { api } from './api.js';
 import { GameLog } from './log.js';
 import { phaseName } from './panels.js';
+import { ChatPanel } from './chat.js';
 
 export class Replay {
   constructor(table, gameId) {
@@ -14,9 +15,23 @@ export class Replay {
     this.cache = new Map();
     this.pos = 0;
     this.log = new GameLog(byId('log'));
+    this.chat = new ChatPanel();
+    this.loadChat();
     this.keys = (e) => this.key(e);
     document.addEventListener('keydown', this.keys);
     this.start();
+  }
+
+  /** Both chats of a finished game; a game still being played keeps its chats to its readers. */
+  async loadChat() {
+    try {
+      const res = await fetch(`/api/games/${encodeURIComponent(this.gameId)}/chat`);
+      const body = await res.json();
+      if (res.ok) this.chat.replay(body.messages ?? []);
+      else this.chat.replay([], body?.error?.code === 'chat_private' ? 'The chat of this game opens to all when it ends.' : 'The chat could not be loaded.');
+    } catch {
+      this.chat.replay([], 'The chat could not be loaded.');
+    }
   }
 
   async start() {
@@ -156,5 +171,6 @@ export class Replay {
     document.removeEventListener('keydown', this.keys);
     byId('replay-controls').hidden = true;
     this.log.close();
+    this.chat.close();
   }
 }

@@ -84,6 +84,8 @@ export class GameSocket {
         this.fatal = f;
       }
       this.on.error(f);
+    } else if (f.type === 'chat' || f.type === 'chat_history' || f.type === 'chat_muted') {
+      this.on.chat?.(f);
     }
     // pong and frames this page does not know are ignored.
   }
@@ -109,6 +111,16 @@ export class GameSocket {
   /** Send `action`, an element of the latest legal_actions, answering the state numbered `seq`. */
   act(seq, action) {
     return this.raw({ type: 'action', seq, action });
+  }
+
+  /** Say `text` in this connection's chat. */
+  say(text) {
+    return this.raw({ type: 'chat', text });
+  }
+
+  /** Hide (or show again) the spectator chat for this seat. */
+  muteSpectators(muted) {
+    return this.raw({ type: 'chat_mute', muted });
   }
 
   /** Drop the socket on purpose (tests use it to check resume); it reconnects by itself. */

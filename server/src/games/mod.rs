@@ -18,6 +18,7 @@
 //! where the caller puts expensive work).
 
 pub mod bots;
+pub mod chat;
 pub(crate) mod clock;
 mod expiry;
 mod frames;

@@ -565,7 +565,7 @@ pub(super) async fn slowly(e: AppError) -> AppError {
 }
 
 /// A place on the pool for expensive work, or (slowly) 503 `busy`.
-async fn admit(app: &AppState) -> Result<super::heavy::Admitted, AppError> {
+pub(super) async fn admit(app: &AppState) -> Result<super::heavy::Admitted, AppError> {
     match app.heavy.admit() {
         Ok(admitted) => Ok(admitted),
         Err(e) => Err(slowly(e).await),

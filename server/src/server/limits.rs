@@ -95,6 +95,8 @@ pub struct Limits {
     pub work_budget: Duration,
     /// The largest analysis answer, in bytes.
     pub max_answer: usize,
+    /// Chat messages: the longest, and how many one sender may send a minute.
+    pub chat: crate::games::chat::ChatLimits,
 }
 
 impl Default for Limits {
@@ -116,6 +118,7 @@ impl Default for Limits {
             heavy_queue: 16,
             work_budget: Duration::from_secs(2),
             max_answer: 512 * 1024,
+            chat: crate::games::chat::ChatLimits::default(),
         }
     }
 }

@@ -9,6 +9,7 @@
 mod auth;
 pub mod client;
 mod error;
+mod export;
 mod guard;
 mod heavy;
 mod http;
@@ -23,6 +24,7 @@ pub use error::{AppError, WireError};
 
 use crate::accounts::Accounts;
 use crate::accounts::sessions::SqlSessions;
+use crate::games::chat::ChatHub;
 use crate::games::{Games, GamesConfig};
 use crate::probe::Probes;
 use crate::rules::{Scenario, ScenarioError};
@@ -166,6 +168,8 @@ pub struct AppState {
     pub accounts: Accounts,
     /// Whether the session cookie is marked `Secure`.
     secure_cookies: bool,
+    /// The games' chat: checked, stored and delivered apart from the game tasks.
+    pub chat: Arc<ChatHub>,
     /// Where expensive requests run.
     heavy: Heavy,
     /// Past states ready to send.
@@ -186,6 +190,7 @@ impl AppState {
         config: &Config,
     ) -> AppState {
         let scenario_json = Bytes::from(crate::tables::scenario_json(games.scenario()).to_string());
+        let chat = Arc::new(ChatHub::new(games.store().clone(), config.limits.chat));
         let limits = &config.limits;
         let accounts = Accounts::new(games.store());
         AppState {
@@ -201,6 +206,7 @@ impl AppState {
             rates: Arc::new(Rates::new(limits)),
             accounts,
             secure_cookies: config.secure_cookies,
+            chat,
             heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
             past: Arc::new(PastStates::new(limits::PAST_STATES)),
             last_probe: Arc::new(AtomicI64::new(0)),
@@ -222,6 +228,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/claim", post(http::claim))
         .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
+        .route("/api/games/{id}/chat", get(export::chat))
+        .route("/api/games/{id}/transcript", get(export::transcript))
         .route("/api/games/{id}/state", get(http::state_at))
         .route("/api/analysis", post(http::analysis))
         .route("/api/account", get(auth::me))
@@ -264,6 +272,7 @@ async fn game_socket(
     State(app): State<AppState>,
     session: tower_sessions::Session,
     Path(id): Path<String>,
+    client::ClientIp(ip): client::ClientIp,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
     let id = http::game_id(&id)?;
@@ -281,7 +290,8 @@ async fn game_socket(
         .max_frame_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| {
             let span = tracing::info_span!("socket", game = %id, conn);
-            sockets.track_future(ws::serve(socket, id, app, conn, account).instrument(span))
+            let client = client::ClientKey::of(ip).stored();
+            sockets.track_future(ws::serve(socket, id, app, conn, account, client).instrument(span))
         })
         .into_response())
 }
@@ -478,6 +488,7 @@ async fn housekeeping(app: AppState) {
                 if let Err(e) = SqlSessions::new(app.games.store()).delete_expired().await {
                     tracing::error!(error = %e, "deleting expired sessions");
                 }
+                app.chat.prune();
             }
             _ = expire.tick() => {
                 if let Some(age) = app.limits.expire_unjoined {

@@ -21,6 +21,7 @@ use super::limits::{
     CLOSE_WITHIN, FIRST_FRAME_WITHIN, MAX_BEHIND_BYTES, MAX_FRAME, MAX_REFUSED_IN_A_ROW,
     RateLimiter,
 };
+use crate::games::chat::{ChatHub, Delivered};
 use crate::games::{
     Attached, Claim, GameError, GameHandle, Snapshot, Update, events_frame, tokens,
 };
@@ -30,7 +31,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
-use siege_protocol::{ClientFrame, You, action_from_frame, codes};
+use siege_protocol::{ClientFrame, ServerFrame, You, action_from_frame, codes};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -51,13 +52,15 @@ enum Stop {
 
 /// Serve one socket of game `id` until it closes.
 /// `account` is the account signed in on the socket's session, if any: a `join` without a token
-/// takes the seat it holds.
+/// takes the seat it holds. `client` is the client's address as the limiters key it: a
+/// spectator's chat rate is counted per address.
 pub async fn serve(
     mut socket: WebSocket,
     id: Uuid,
     app: AppState,
     conn: u64,
     account: Option<i64>,
+    client: String,
 ) {
     let _open = Held::new(observe::WEBSOCKETS);
     let first = tokio::select! {
@@ -121,6 +124,25 @@ pub async fn serve(
         clock,
         notices,
     } = attached;
+    // Chat: subscribed before its history is read, so no message falls between the two.
+    let chat_updates = app.chat.subscribe(id);
+    let muted = match you.side() {
+        Some(side) => app
+            .games
+            .store()
+            .chat_muted(id, side)
+            .await
+            .unwrap_or(false),
+        None => false,
+    };
+    let finished = state.to_act.is_none();
+    let history = match app.chat.history(id, you, finished, muted).await {
+        Ok(history) => history,
+        Err(e) => {
+            tracing::error!(error = %e, "reading the chat history");
+            Vec::new()
+        }
+    };
     let mut connection = Connection {
         you,
         handle,
@@ -128,6 +150,15 @@ pub async fn serve(
         refused_in_a_row: 0,
         patches,
         out: Outbox::new(state.clone()),
+        chat: ChatSeat {
+            hub: app.chat.clone(),
+            sender: match you.side() {
+                Some(side) => side.as_str().to_string(),
+                None => format!("spectator/{client}"),
+            },
+            muted,
+            seen: history.last().map_or(0, |m| m.id),
+        },
     };
     // A resume's missed events are written straight to the socket, within the idle timeout: a
     // client that resumes and then stops reading is let go, not waited for. The state then
@@ -147,9 +178,16 @@ pub async fn serve(
         connection.out.reply(Message::Text(clock));
     }
     drop(state);
+    // A client that knows nothing of chat is sent nothing of it until there is some to show.
+    if !history.is_empty() || muted {
+        connection.out.reply(chat_frame(&ServerFrame::ChatHistory {
+            messages: history,
+            muted,
+        }));
+    }
     let (mut sink, stream) = socket.split();
     match connection
-        .run(&mut sink, stream, &app, updates, notices)
+        .run(&mut sink, stream, &app, updates, notices, chat_updates)
         .await
     {
         Stop::Gone => {}
@@ -209,7 +247,10 @@ fn first_frame(text: &str) -> Result<(Option<Claim>, Option<u64>, bool), WireErr
             Some(seq),
             patches,
         )),
-        ClientFrame::Action { .. } | ClientFrame::Ping {} => Err(WireError::new(
+        ClientFrame::Action { .. }
+        | ClientFrame::Ping {}
+        | ClientFrame::Chat { .. }
+        | ClientFrame::ChatMute { .. } => Err(WireError::new(
             codes::NOT_JOINED,
             "the first frame must be join, spectate or resume",
         )),
@@ -230,6 +271,27 @@ struct Connection {
     /// Whether the client asked for patch frames after its first full state.
     patches: bool,
     out: Outbox,
+    chat: ChatSeat,
+}
+
+/// What a connection knows of its game's chat.
+struct ChatSeat {
+    hub: Arc<ChatHub>,
+    /// Who sends this connection's messages, for the chat rate: the seat, or the spectator's
+    /// address.
+    sender: String,
+    /// A player's choice to hide the spectator chat.
+    muted: bool,
+    /// The id of the last message sent to this connection (a live message at or below it was
+    /// already in the history).
+    seen: u64,
+}
+
+/// A chat frame, serialized.
+fn chat_frame(frame: &ServerFrame<(), (), ()>) -> Message {
+    Message::Text(Utf8Bytes::from(
+        serde_json::to_string(frame).unwrap_or_default(),
+    ))
 }
 
 impl Connection {
@@ -240,6 +302,7 @@ impl Connection {
         app: &AppState,
         mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
         mut notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
+        mut chat: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
     ) -> Stop {
         let idle = app.limits.idle_timeout;
         let ping_after = idle / 3;
@@ -288,6 +351,19 @@ impl Connection {
                     // A missed notice is superseded by the next one.
                     Err(RecvError::Lagged(_)) => Ok(()),
                     Err(RecvError::Closed) => return Stop::Close(close_code::AWAY, "game stopped"),
+                },
+                said = chat.recv() => match said {
+                    Ok(said) => {
+                        self.on_chat(&said);
+                        Ok(())
+                    }
+                    // A reader this far behind on chat misses what it skipped until it
+                    // reconnects (the history then has it); the game goes on.
+                    Err(RecvError::Lagged(_)) => Ok(()),
+                    Err(RecvError::Closed) => {
+                        chat = self.chat.hub.subscribe(self.handle.id);
+                        Ok(())
+                    }
                 },
                 sent = self.out.drive(sink, you), if self.out.has_work() => sent,
                 () = tokio::time::sleep_until(next_ping) => {
@@ -343,6 +419,76 @@ impl Connection {
                 self.refuse(e)
             }
             ClientFrame::Action { seq, action } => self.on_action(seq, action).await,
+            ClientFrame::Chat { text } => self.on_say(&text).await,
+            ClientFrame::ChatMute { muted } => self.on_mute(muted).await,
+        }
+    }
+
+    /// A chat message from this connection's reader.
+    async fn on_say(&mut self, text: &str) -> Result<(), Stop> {
+        let id = self.handle.id;
+        match self
+            .chat
+            .hub
+            .post(id, self.you, &self.chat.sender, text)
+            .await
+        {
+            Ok(_) => {
+                self.refused_in_a_row = 0;
+                Ok(())
+            }
+            Err(refused) => self.refuse(WireError::new(refused.code, refused.message)),
+        }
+    }
+
+    /// A player hides or shows the spectator chat; kept for the seat.
+    async fn on_mute(&mut self, muted: bool) -> Result<(), Stop> {
+        let Some(side) = self.you.side() else {
+            let e = WireError::new(
+                codes::SPECTATOR,
+                "only a player can mute the spectator chat",
+            );
+            return self.refuse(e);
+        };
+        let stored = self
+            .handle_store()
+            .set_chat_muted(self.handle.id, side, muted)
+            .await;
+        match stored {
+            Ok(()) => {
+                self.chat.muted = muted;
+                self.refused_in_a_row = 0;
+                self.out
+                    .reply(chat_frame(&ServerFrame::ChatMuted { muted }));
+                Ok(())
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "storing a chat mute");
+                self.refuse(WireError::new(
+                    codes::INTERNAL,
+                    "the choice could not be stored; try again",
+                ))
+            }
+        }
+    }
+
+    fn handle_store(&self) -> &crate::store::Store {
+        self.chat.hub.store()
+    }
+
+    /// A chat message said in this game: queued if this connection's reader is shown it.
+    fn on_chat(&mut self, said: &Delivered) {
+        if said.message.id <= self.chat.seen {
+            return;
+        }
+        let finished = self.out.latest.to_act.is_none();
+        if said
+            .message
+            .channel
+            .shown_to(self.you, finished, self.chat.muted)
+        {
+            self.chat.seen = said.message.id;
+            self.out.reply(Message::Text(said.frame.clone()));
         }
     }
 

@@ -6,6 +6,7 @@
 //! database or an offline cache.
 
 mod access;
+mod chat;
 pub(crate) mod clocks;
 mod expiry;
 mod rows;
