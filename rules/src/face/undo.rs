@@ -291,7 +291,7 @@ mod tests {
         while log.len() < 600 && game.result().is_none() {
             let side = game.to_act().expect("someone acts");
             let legal = game.legal_actions(side);
-            let action = if legal.contains(&Action::Undo) && log.len() % 5 == 0 {
+            let action = if legal.contains(&Action::Undo) && log.len().is_multiple_of(5) {
                 undos += 1;
                 Action::Undo
             } else {

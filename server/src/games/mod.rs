@@ -158,6 +158,12 @@ struct Start {
     from: u64,
 }
 
+/// Who sits at a game being started: every seat's token hash, and which seats a computer plays.
+struct Seating<'a> {
+    tokens: Vec<(Side, String)>,
+    bots: &'a [(Side, Level)],
+}
+
 /// What a new game is asked to be: everything `POST /api/games` settles before the game exists.
 pub struct NewGameRequest<'a> {
     /// The creator's side.
@@ -330,8 +336,10 @@ impl Games {
                 version,
             },
             status,
-            seats,
-            &bots,
+            Seating {
+                tokens: seats,
+                bots: &bots,
+            },
             clock,
         )?;
         *registered = Slot::Live(handle);
@@ -520,8 +528,10 @@ impl Games {
                 version,
             },
             row.status()?,
-            seats,
-            &bots,
+            Seating {
+                tokens: seats,
+                bots: &bots,
+            },
             clock,
         )
     }
@@ -618,10 +628,13 @@ impl Games {
         game: Game,
         progress: task::Progress,
         status: GameStatus,
-        seats: Vec<(Side, String)>,
-        bot_seats: &[(Side, Level)],
+        seating: Seating<'_>,
         clock: Option<clock::Clock>,
     ) -> Result<GameHandle, GameError> {
+        let Seating {
+            tokens: seats,
+            bots: bot_seats,
+        } = seating;
         let inner = &self.inner;
         let (turns, shown) = tokio::sync::watch::channel(None);
         let live = !bot_seats.is_empty() && status != GameStatus::Finished;

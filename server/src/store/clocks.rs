@@ -12,6 +12,9 @@ use uuid::Uuid;
 /// A clock row as stored.
 type Row = (String, i64, i64, Option<String>, Option<i64>);
 
+/// A clock row with its game's id first.
+type IdRow = (String, String, i64, i64, Option<String>, Option<i64>);
+
 fn from_row((control, allied_ms, chinese_ms, running, since): Row) -> Result<Clock, StoreError> {
     let control: TimeControl = serde_json::from_str(&control)
         .map_err(|e| StoreError::Corrupt(format!("clock control {control:?}: {e}")))?;
@@ -82,7 +85,7 @@ impl Store {
         }
         let json = serde_json::to_string(ids)
             .map_err(|e| StoreError::Corrupt(format!("game ids: {e}")))?;
-        let rows: Vec<(String, String, i64, i64, Option<String>, Option<i64>)> = sqlx::query_as(
+        let rows: Vec<IdRow> = sqlx::query_as(
             "SELECT game_id, control, allied_ms, chinese_ms, running, since FROM clocks \
              WHERE game_id IN (SELECT value FROM json_each(?))",
         )
