@@ -134,10 +134,12 @@ struct ServeArgs {
 #[derive(Args)]
 #[command(next_help_heading = "Limits")]
 struct LimitArgs {
-    /// Games one client (address; IPv6: its /64) may create per minute, in bursts of as many.
+    /// Games one client (address; IPv6: its /64) may create per minute, in bursts of as many; a
+    /// signed-in player's account has the same allowance across all its addresses.
     #[arg(long, env = "SIEGE_CREATE_RATE", default_value_t = Limits::default().create_per_minute)]
     create_rate: u32,
-    /// Seats one client may take per minute, in bursts of as many.
+    /// Seats one client (address, and account when signed in) may take or claim per minute, in
+    /// bursts of as many.
     #[arg(long, env = "SIEGE_JOIN_RATE", default_value_t = Limits::default().join_per_minute)]
     join_rate: u32,
     /// Accounts one client may create per minute, in bursts of as many.
@@ -149,7 +151,8 @@ struct LimitArgs {
     /// Days after which a session nobody used is signed out.
     #[arg(long, env = "SIEGE_SESSION_DAYS", default_value_t = 30)]
     session_days: u64,
-    /// Games one client may have waiting for an opponent at once.
+    /// Games one client (the account when signed in, else the address) may have waiting for an
+    /// opponent at once.
     #[arg(long, env = "SIEGE_MAX_OPEN_GAMES", default_value_t = Limits::default().max_open_games)]
     max_open_games: u32,
     /// Days after which a game nobody joined (and nobody touched) is deleted; 0: never.

@@ -8,6 +8,8 @@
 //! - a spectator that stops reading costs the server less than 100 KiB;
 //! - 32 clients asking at once for expensive past states and analyses leave a live game's pace
 //!   alone, and are refused (`busy`, `too_expensive`) rather than queued without end;
+//! - a signed-in account has one creation quota and one cap on open games, whatever address it
+//!   uses;
 //! - a second server on the same database refuses to start.
 //!
 //! The pace tests compare a live game's 99th-percentile action round trip under attack with
@@ -162,6 +164,79 @@ async fn a_creation_flood_gets_429s_and_a_live_game_keeps_its_pace() {
     assert_pace("creation flood", &unloaded, &loaded);
     // The players' own address was never limited.
     assert!(healthy(&http).await);
+}
+
+/// Per-account limits (15): a signed-in player's creations are counted by the account as well
+/// as by the address, so moving between addresses buys no extra quota, and the cap on open games
+/// follows the account; a guest at one of those addresses keeps the address's own allowance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_spread_over_addresses_has_one_quota_and_one_cap() {
+    let _serial = SERIAL.lock().await;
+    let (_server, base) = spawn_siege(
+        BIN,
+        &database("account-rate"),
+        &["--create-rate", "3", "--max-open-games", "2"],
+    )
+    .await;
+    let post = |source: &'static str, path: &'static str, body: Value, cookie: Option<String>| {
+        let url = format!("{base}{path}");
+        async move {
+            let mut req = client_from(source)
+                .post(url)
+                .header("content-type", "application/json")
+                .body(body.to_string());
+            if let Some(cookie) = cookie {
+                req = req.header("cookie", cookie);
+            }
+            let resp = req.send().await.expect("POST");
+            let status = resp.status().as_u16();
+            let cookie = resp
+                .headers()
+                .get_all("set-cookie")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find(|c| c.starts_with("siege_session="))
+                .map(|c| c.split(';').next().unwrap_or_default().to_string());
+            (status, resp.json::<Value>().await.expect("JSON"), cookie)
+        }
+    };
+    let (status, body, cookie) = post(
+        "127.0.0.5",
+        "/api/account/signup",
+        json!({"name": "Conger", "password": "legation1900"}),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let cookie = cookie.expect("a session cookie");
+    let create = |source: &'static str, cookie: Option<String>| {
+        post(source, "/api/games", json!({}), cookie)
+    };
+    // Two games from two addresses: the account's cap of 2 open games is reached.
+    assert_eq!(create("127.0.0.5", Some(cookie.clone())).await.0, 201);
+    assert_eq!(create("127.0.0.6", Some(cookie.clone())).await.0, 201);
+    // A third address, fresh as far as its own quota goes: refused by the account's cap.
+    let (status, body, _) = create("127.0.0.7", Some(cookie.clone())).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (429, &json!("too_many_open_games")),
+        "{body}"
+    );
+    // A fourth attempt from yet another address: the account has spent its 3 a minute.
+    let (status, body, _) = create("127.0.0.8", Some(cookie.clone())).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (429, &json!("rate_limited")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("this account")),
+        "{body}"
+    );
+    // A guest at that address is counted by the address alone (one of its 3 spent above).
+    assert_eq!(create("127.0.0.8", None).await.0, 201);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

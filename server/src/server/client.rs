@@ -3,9 +3,10 @@
 //! `X-Forwarded-For` then names the client. Anybody else's `X-Forwarded-For` is ignored: a
 //! header any client can write must not let it choose whose quota it spends.
 //!
-//! Limits are keyed by a [`ClientKey`]: today an address (an IPv6 client by its /64, the block
-//! one subscriber is given, so it cannot rotate through 2^64 addresses); a signed-in account
-//! is the other key the limiters are built to take.
+//! Limits are keyed by a [`ClientKey`]: an address (an IPv6 client by its /64, the block one
+//! subscriber is given, so it cannot rotate through 2^64 addresses) and, for a signed-in player,
+//! also the account — so an account spread over many addresses has one quota, and the cap on
+//! open games follows the account rather than the address it happens to use.
 
 use super::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts};
@@ -86,6 +87,8 @@ fn canonical(ip: IpAddr) -> IpAddr {
 pub enum ClientKey {
     /// An IPv4 address, or an IPv6 address's /64.
     Address(IpAddr),
+    /// A signed-in account, by its id.
+    Account(i64),
 }
 
 impl ClientKey {
@@ -100,11 +103,20 @@ impl ClientKey {
         }
     }
 
-    /// The key as stored with the games it created (`ip:203.0.113.7`, `ip:2001:db8:1:2::/64`).
+    /// The keys whose quotas a request spends: its address's, and its account's when signed in.
+    pub fn all(ip: IpAddr, account: Option<i64>) -> Vec<ClientKey> {
+        let mut keys = vec![ClientKey::of(ip)];
+        keys.extend(account.map(ClientKey::Account));
+        keys
+    }
+
+    /// The key as stored with the games it created (`ip:203.0.113.7`, `ip:2001:db8:1:2::/64`,
+    /// `account:42`).
     pub fn stored(&self) -> String {
         match self {
             ClientKey::Address(IpAddr::V4(v4)) => format!("ip:{v4}"),
             ClientKey::Address(IpAddr::V6(v6)) => format!("ip:{v6}/64"),
+            ClientKey::Account(id) => format!("account:{id}"),
         }
     }
 }

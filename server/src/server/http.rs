@@ -39,17 +39,30 @@ pub fn game_id(text: &str) -> Result<Uuid, AppError> {
     Uuid::parse_str(text).map_err(|_| AppError::not_found(format!("no game {text:?}")))
 }
 
-/// `POST /api/games`: within the client's creation rate and its cap of open games.
+/// Refuse `act`, slowly, if any of `keys` (the address, and the account when signed in) is over
+/// its rate. The keys are charged in order; the first one over its rate refuses the request.
+pub async fn within_rates(app: &AppState, act: Act, keys: &[ClientKey]) -> Result<(), AppError> {
+    for key in keys {
+        if let Err(e) = app.rates.check(act, key) {
+            return Err(slowly(e).await);
+        }
+    }
+    Ok(())
+}
+
+/// `POST /api/games`: within the client's creation rate and its cap of open games (by account
+/// when signed in, else by address).
 pub async fn create(
     State(app): State<AppState>,
     ClientIp(ip): ClientIp,
     session: Session,
     OptionalJson(body): OptionalJson<CreateGame>,
 ) -> Result<(StatusCode, Json<CreatedGame>), AppError> {
-    let key = ClientKey::of(ip);
-    if let Err(e) = app.rates.check(Act::Create, &key) {
-        return Err(slowly(e).await);
-    }
+    let account = super::auth::signed_in(&app, &session).await?;
+    let keys = ClientKey::all(ip, account.as_ref().map(|a| a.id));
+    within_rates(&app, Act::Create, &keys).await?;
+    // The cap on open games counts by the account when signed in, else by the address.
+    let key = keys.last().expect("the address key is always there");
     let side = body.side.unwrap_or(Side::Allied);
     let name = match body.name.as_deref().map(str::trim) {
         None | Some("") => "Siege at Peking".to_string(),
@@ -88,7 +101,6 @@ pub async fn create(
         key: key.stored(),
         max_open: (app.limits.max_open_games > 0).then_some(app.limits.max_open_games),
     };
-    let account = super::auth::signed_in(&app, &session).await?;
     // A game against the computer has no seat to invite anyone to: it is listed for watching
     // unless asked to be private.
     let visibility = body.visibility.unwrap_or(if opponent.is_some() {
@@ -303,16 +315,19 @@ pub async fn join(
     OptionalJson(body): OptionalJson<JoinGame>,
 ) -> Result<Json<JoinedGame>, AppError> {
     let id = game_id(&id)?;
-    if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
-        return Err(slowly(e).await);
-    }
+    let account = super::auth::signed_in(&app, &session).await?;
+    within_rates(
+        &app,
+        Act::Join,
+        &ClientKey::all(ip, account.as_ref().map(|a| a.id)),
+    )
+    .await?;
     let access = app
         .games
         .store()
         .access(id)
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
-    let account = super::auth::signed_in(&app, &session).await?;
     match &access.invite_hash {
         Some(hash) => {
             let given = body.code.as_deref().map(tokens::token_hash);
@@ -364,9 +379,7 @@ pub async fn claim(
 ) -> Result<Json<ClaimedSeat>, AppError> {
     let id = game_id(&id)?;
     let account = super::auth::require(&app, &session).await?;
-    if let Err(e) = app.rates.check(Act::Join, &ClientKey::of(ip)) {
-        return Err(slowly(e).await);
-    }
+    within_rates(&app, Act::Join, &ClientKey::all(ip, Some(account.id))).await?;
     let claimed = app
         .games
         .store()

@@ -67,10 +67,14 @@ impl Rates {
                 Act::SignUp => "accounts created",
                 Act::LogIn => "log-in attempts",
             };
+            let whom = match key {
+                ClientKey::Address(_) => "this address",
+                ClientKey::Account(_) => "this account",
+            };
             AppError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 codes::RATE_LIMITED,
-                format!("too many {what} from this address; try again in {secs} s"),
+                format!("too many {what} from {whom}; try again in {secs} s"),
             )
             .retry_after(secs.max(1))
         })
