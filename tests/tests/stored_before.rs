@@ -4,6 +4,10 @@
 //! `v1-games.json`) is migrated, each game is loaded on first touch with its version-1 hashes
 //! checked, the finished logs pass a full audit, play continues under version 1, and the
 //! background audit finds every log sound.
+//!
+//! The fixture is recorded by `tests/fixtures/make-v1.sh` (the server of then, built with today's
+//! rules, played by the ignored `record_v1.rs`); re-record it when a rules correction makes its
+//! logs no longer replay.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
