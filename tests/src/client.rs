@@ -145,6 +145,19 @@ impl Http {
         body
     }
 
+    /// Create a public game (listed to everyone, joinable without an invite code); the creator
+    /// plays `side`.
+    pub async fn create_public(&self, side: &str) -> Value {
+        let (status, body) = self
+            .post(
+                "/api/games",
+                json!({"side": side, "name": "test", "visibility": "public"}).to_string(),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        body
+    }
+
     /// Keep the invite code of a game this client created (the answer to `POST /api/games`).
     pub fn remember_code(&self, created: &Value) {
         if let (Some(id), Some(code)) =

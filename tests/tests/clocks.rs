@@ -55,6 +55,7 @@ async fn seated(http: &Http, time_control: Value) -> Seated {
     }
     let (status, created) = http.post("/api/games", body.to_string()).await;
     assert_eq!(status, 201, "{created}");
+    http.remember_code(&created);
     let id = created["game_id"].as_str().unwrap().to_string();
     let joined = http.join(&id).await;
     let url = http.ws_url(&id);

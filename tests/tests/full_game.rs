@@ -15,7 +15,8 @@ async fn two_players_and_two_spectators_play_a_whole_game_to_its_result() {
     // The random players act as fast as the server answers: lift the per-socket frame rate.
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
-    let created = http.create("allied").await;
+    // Public, so that the finished game is listed to everyone below.
+    let created = http.create_public("allied").await;
     let id = created["game_id"].as_str().unwrap().to_string();
     let joined = http.join(&id).await;
     assert_eq!(joined["side"], "chinese");

@@ -146,8 +146,10 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cold_game_loads_from_its_snapshot_with_the_tail_hashes_checked() {
     let server = TestServer::start_with(small_snapshots).await;
-    let (intact, intact_state) = play(&server.http, 120, 2).await;
-    let (tampered, tampered_state) = play(&server.http, 120, 3).await;
+    // Long enough to pass the setup: no snapshot is taken while a decision can still be taken
+    // back (undo), and the hand-made setup can be, all of it.
+    let (intact, intact_state) = play(&server.http, 300, 2).await;
+    let (tampered, tampered_state) = play(&server.http, 300, 3).await;
     let dir = server.stop_keeping_data().await;
     let snaps = snapshot_seqs(&dir, &tampered).await;
     let last_snapshot = *snaps.last().expect("snapshots were stored");
