@@ -49,7 +49,8 @@ struct Seated {
 
 /// A game created with `time_control` (none when `Null`) and both seats taken.
 async fn seated(http: &Http, time_control: Value) -> Seated {
-    let mut body = json!({"side": "allied", "name": "timed"});
+    // Public: the tests read the games back from the listing, as anyone may.
+    let mut body = json!({"side": "allied", "name": "timed", "visibility": "public"});
     if !time_control.is_null() {
         body["time_control"] = time_control;
     }
