@@ -397,9 +397,17 @@ async function decide(state) {
     // ...then a lit destination.
     a = l.filter((x) => x.type === 'move').sort((x, y) => y.mp - x.mp)[0];
     state.alliedMoved = true;
-  } else if (/reaction/i.test(p) && !state.alliedSelected && has('select_stack')) {
-    // One Allied stack steps up in the reaction phase: click it...
-    a = has('select_stack');
+  } else if (state.alliedSelected && !state.alliedMoved && !has('move') && has('stop') && (state.reselected ?? 0) < 6) {
+    // The stack picked has nowhere to go (ZOC, terrain): it stops, and another is tried.
+    a = has('stop');
+    state.alliedSelected = false;
+    state.reselected = (state.reselected ?? 0) + 1;
+  } else if (/reaction/i.test(p) && !state.alliedSelected && !state.alliedMoved && (has('select_stack') || has('select_unit'))) {
+    // One Allied stack (or unit, as the engine may offer) steps up in the reaction phase: click it...
+    state.tried ??= new Set();
+    const picks = l.filter((x) => ['select_stack', 'select_unit'].includes(x.type));
+    a = picks.find((x) => !state.tried.has(JSON.stringify(x))) ?? picks[0];
+    state.tried.add(JSON.stringify(a));
     state.alliedSelected = true;
   } else {
     a = has('lose_step') ?? has('retreat') ?? has('place_leader') ?? (has('set_leader_use') && has('resolve'))

@@ -142,9 +142,15 @@ export async function tableChecks(browser, base) {
       { ref: 'x', side: 'chinese', type: 'boxer', hex: '0301' }] };
     const game = await freshGame(base, 'warning', { position });
     const { page, tap } = await seated(browser, base, game, 'allied', 'warning', { tap: true });
-    await act(page, pick(await legal(page), 'select_stack'));
+    // The British unit at 1511 is picked to move (a stack or, as the engine offers now, the unit).
+    const british = (await positions(page)).find((s) => s.hex === '1511')?.units ?? [];
+    const choose = (await legal(page)).find((a) => a.type === 'select_stack' ? a.hex === '1511' : a.type === 'select_unit' && british.includes(a.unit));
+    assert(choose, `the British unit at 1511 can be picked: ${JSON.stringify(await legal(page)).slice(0, 300)}`);
+    await act(page, choose);
     const moves = (await legal(page)).filter((a) => a.type === 'move');
-    const far = moves.find((a) => a.warning?.rule === '15' && distance(a.to, '1512') >= 2);
+    // The cheapest such move: MP left keep the decision (and the undo) with the mover, where
+    // spending them all ends the phase and hands the decision on.
+    const far = moves.filter((a) => a.warning?.rule === '15' && distance(a.to, '1512') >= 2).sort((x, y) => x.mp - y.mp)[0];
     assert(far, `a move away is warned of: ${JSON.stringify(moves.slice(0, 4))}`);
     assert(moves.some((a) => !a.warning && distance(a.to, '1512') === 1), 'a move staying beside the civilians is not');
     const seq = await seqOf(page);
