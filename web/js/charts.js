@@ -66,7 +66,7 @@ export function chancesBox(crt, column, modifier) {
       const seg = h('span', { class: `seg res tone-${RESULT_TONE[x.code] ?? 'even'}`, title: `${x.code}: ${percent(x.sixths)}`, text: x.code });
       seg.style.flex = String(x.sixths);
       return seg;
-    })));
+    }));
   const rows = list.map((x) => h('li', { 'data-result': x.code, 'data-sixths': x.sixths },
     h('b', { class: `res tone-${RESULT_TONE[x.code] ?? 'even'}`, text: x.code }),
     h('span', { class: 'pct', text: percent(x.sixths) }),
