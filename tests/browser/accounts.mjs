@@ -60,6 +60,22 @@ export async function accountChecks(browser, base) {
     await shot(stranger, 'acc-02-refused-without-code.png');
   });
 
+  await check('private game: open, listed to its player signed in on another browser (no seat kept there), still with no public Join', async () => {
+    const elsewhere = await newPage(browser, 'account-elsewhere', { width: 1280, height: 900 });
+    await elsewhere.goto(`${base}/`);
+    await elsewhere.waitForSelector('#account-form');
+    await elsewhere.fill('#account-user', name);
+    await elsewhere.fill('#account-password', 'legation1900');
+    await elsewhere.click('#log-in');
+    await elsewhere.waitForSelector('#account-name');
+    const row = elsewhere.locator(`#games-open .game-row[data-game="${gameId}"]`);
+    await row.waitFor({ timeout: 10_000 });
+    const text = await row.textContent();
+    assert(/private/.test(text), `the row says private: ${text}`);
+    assert(await row.locator('button', { hasText: 'Join' }).count() === 0, `no Join on a private game: ${text}`);
+    await elsewhere.context().close();
+  });
+
   await check('invite link: the friend takes the free seat with the code, and the lobby names both sides', async () => {
     await friend.goto(invite);
     await friend.waitForSelector('#take-seat');

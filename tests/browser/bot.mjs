@@ -69,7 +69,7 @@ export async function botChecks(browser, base) {
     const row = page.locator(`.game-row[data-game='${gameId}'] .game-meta`);
     await row.waitFor({ timeout: 15_000 });
     const meta = await row.textContent();
-    assert(/Chinese computer \(normal\)/.test(meta), `the listing names the computer: ${meta}`);
+    assert(/Chinese: computer \(normal\)/.test(meta), `the listing names the computer: ${meta}`);
   });
 
   await page.context().close();

@@ -35,7 +35,8 @@ async function say(page, text) {
 export async function chatChecks(browser, base) {
   const created = await post(base, '/api/games', { side: 'allied', name: 'Chat test' });
   const id = created.game_id;
-  const joined = await post(base, `/api/games/${id}/join`, {});
+  // Private by default: the second seat is taken with the invite code, as the invite link does.
+  const joined = await post(base, `/api/games/${id}/join`, { code: created.invite_code });
   const allied = await newPage(browser, 'chat-allied', { width: 1366, height: 800 });
   const chinese = await newPage(browser, 'chat-chinese', { width: 1366, height: 800 });
   const watcher = await newPage(browser, 'chat-watcher', { width: 1366, height: 800 });

@@ -80,7 +80,14 @@ export async function clickOnMap(page, hex) {
 /** Take `a` and wait for the state that answers it. */
 export async function act(page, a) {
   const before = await seqOf(page);
-  const how = await take(page, a);
+  let how = await take(page, a);
+  // An order with a `warning` asks once more (confirm.js): the player confirms it, as the
+  // scripted game means to give it (the warning itself is checked in table-checks.mjs).
+  if (a.warning) {
+    await page.waitForSelector('#confirm:not([hidden]) #confirm-yes', { timeout: 5000 });
+    await page.click('#confirm-yes');
+    how += ' + confirmed';
+  }
   await waitSeq(page, before + 1).catch((e) => {
     throw new Error(`no new state after ${JSON.stringify(a)} taken by ${how}: ${e.message}`);
   });

@@ -12,12 +12,14 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { launch, newPage, shot, check, assert, finish, here, expectingConsole, notes } from './lib.mjs';
+import { launch, newPage, shot, check, assert, finish, here, expectingConsole, notes, problems } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, clickOnMap } from './drive.mjs';
 import { analysisChecks } from './analysis.mjs';
 import { tableChecks } from './table-checks.mjs';
 import { botChecks } from './bot.mjs';
+import { accountChecks } from './accounts.mjs';
+import { chatChecks } from './chat.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -57,6 +59,10 @@ await check('lobby: create a game as the Allies and get an invitation link', asy
   await allied.waitForSelector('#create-form');
   await allied.fill('#game-name', 'Browser test siege');
   await allied.check('input[name=side][value=allied]');
+  // A person as the opponent, private (the default: no public seek), on a live clock.
+  assert(await allied.inputValue('#opponent') === '', 'a person is the default opponent');
+  assert(!(await allied.isChecked('#public-seek')), 'a game is private unless asked to be a public seek');
+  await allied.selectOption('#time-control', 'live:5400:120');
   await shot(allied, '01-lobby.png');
   await allied.click('#create-game');
   await allied.waitForSelector('#invite-link');
@@ -89,6 +95,8 @@ await check('a lost seat stops the game: the lobby hands out the seat link and t
   assert(await allied.locator('#seat-keeper').isHidden(), 'once saved, not asked again');
   assert(await allied.locator('#topbar-actions button', { hasText: 'Seat' }).count() === 1, 'the Seat link button stays in the top bar');
   assert(await allied.locator('#topbar-actions button', { hasText: 'Invite' }).count() === 1, 'the invitation is offered while the seat is free');
+  assert(await allied.locator('#clocks .clock').count() === 2, 'both clocks of the timed game are in the top bar');
+  assert(await allied.locator('#clocks .clock.running').count() === 0, 'no clock runs before the second seat is taken');
 });
 
 await check('invitation: the opponent takes the Chinese seat', async () => {
@@ -106,6 +114,10 @@ await check('the invite link leaves the top bar once the opponent has joined, wi
   const invite = allied.locator('#topbar-actions button', { hasText: 'Invite' });
   await invite.waitFor({ state: 'detached', timeout: 12_000 });
   assert(await allied.locator('#topbar-actions button', { hasText: 'Seat' }).count() === 1, 'the seat link stays');
+  // The second seat taken: the Allied clock runs (the Allied setup is to decide).
+  for (const p of [allied, chinese]) await p.waitForSelector('#clocks .clock.side-allied.running', { timeout: 10_000 });
+  assert(await allied.locator('#clocks #resign').count() === 1 && await chinese.locator('#clocks #resign').count() === 1, 'both players can resign');
+  await shot(allied, '03c-invite-gone-clocks.png');
 });
 
 await check('a third browser watches live', async () => {
@@ -138,10 +150,15 @@ await check('a crafted seat link neither replaces nor deletes the seat this brow
   // forgotten only by the player's own click.
   allied.once('dialog', (d) => d.accept());
   await allied.goto(`${base}/#game=${gameId}&token=crafted-by-someone-else`);
-  await allied.waitForSelector('#banner:not([hidden]) #forget-seat', { timeout: 10_000 });
+  // The refusal is of the link's seat, not of the kept one: the banner offers to watch, and
+  // no "Forget this seat" (that is offered only when the kept seat itself is refused).
+  await allied.waitForSelector('#banner:not([hidden]) a[href^="#watch="]', { timeout: 10_000 });
+  assert(await allied.locator('#banner #forget-seat').count() === 0, 'a refused link does not offer to forget the kept seat');
   await shot(allied, '03b-crafted-seat-link.png');
   assert(await keptToken() === kept, 'a refused link did not delete the kept seat');
-  // Back to the kept seat.
+  // Back to the kept seat (the address is already #game=ID, the token dropped from it: a
+  // new navigation, not a same-address one that changes nothing).
+  await allied.goto(`${base}/`);
   await allied.goto(`${base}/#game=${gameId}`);
   await allied.waitForFunction(() => document.body.dataset.you === 'allied' && document.body.dataset.conn === 'open');
 });
@@ -161,11 +178,32 @@ await check('the page speaks wss:// when it is served over https', async () => {
   }
 });
 
-await check('lobby lists the game as being played', async () => {
+await check('lobby: the player finds the private game being played (Play); a stranger\'s lobby neither lists it nor offers Join, and a public seek is joined from the list', async () => {
+  // The Allied player's own browser (its kept seat), in a second tab.
+  const own = await allied.context().newPage();
+  own.on('pageerror', (e) => problems.push(`own lobby: page error: ${e.message}`));
+  own.on('console', (m) => { if (m.type() === 'error') problems.push(`own lobby: console error: ${m.text()}`); });
+  await own.goto(`${base}/`);
+  const row = own.locator(`#games-active .game-row[data-game='${gameId}']`);
+  await row.waitFor({ timeout: 10_000 });
+  assert(await row.locator('a', { hasText: /^Play/ }).count() === 1, `the player's own private game has Play: ${await row.textContent()}`);
+  assert(await row.locator('button', { hasText: 'Join' }).count() === 0, 'and no Join');
+  await shot(own, '04-lobby-lists.png');
+  await own.close();
+  // A stranger: the private game is not offered; a public seek is, with Join.
+  const seek = await (await fetch(`${base}/api/games`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ side: 'chinese', name: 'Public seek', visibility: 'public' }) })).json();
+  const privateOpen = await (await fetch(`${base}/api/games`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ side: 'chinese', name: 'Private open' }) })).json();
   const p = await newPage(browser, 'lobby');
   await p.goto(`${base}/`);
-  await p.waitForSelector(`#games-active .game-row[data-game='${gameId}']`);
-  await shot(p, '04-lobby-lists.png');
+  const seekRow = p.locator(`#games-open .game-row[data-game='${seek.game_id}']`);
+  await seekRow.waitFor({ timeout: 10_000 });
+  assert(await p.locator(`.game-row[data-game='${gameId}']`).count() === 0, 'the private game being played is not in a stranger\'s lobby');
+  assert(await p.locator(`.game-row[data-game='${privateOpen.game_id}']`).count() === 0, 'an open private game is not in a stranger\'s lobby');
+  const joins = await p.$$eval('.game-row', (rows) => rows.filter((r) => [...r.querySelectorAll('button')].some((b) => /^Join/.test(b.textContent))).map((r) => r.dataset.game));
+  assert(joins.includes(seek.game_id), `the public seek offers Join: ${joins}`);
+  assert(!joins.includes(privateOpen.game_id) && !joins.includes(gameId), `Join only on public games: ${joins}`);
+  await seekRow.locator('button', { hasText: 'Join' }).click();
+  await p.waitForFunction(() => document.body.dataset.you === 'allied', null, { timeout: 10_000 });
   await p.context().close();
 });
 
@@ -214,6 +252,10 @@ await check('Allied setup by clicks: default deployment, then end of setup; the 
 
   const logText = await watcher.textContent('#log');
   assert(/default deployment/i.test(logText), 'the watcher\'s log has the deployment');
+  // The default fills in only what was not placed, and says so: the unit placed by hand stays.
+  const after = (await positions(allied)).find((s) => s.units.includes(first));
+  assert(after?.hex === placed.hex, `the unit placed by hand at ${placed.hex} is now at ${after?.hex}`);
+  assert(new RegExp(`placed by hand and kept where they were: [^\\n]*at ${placed.hex}`).test(logText), `the log says the hand-placed unit was kept: ${logText.slice(-400)}`);
   assert(raw.length === 0, `labels with internal names: ${raw.join(' | ')}`);
 });
 
@@ -355,9 +397,17 @@ async function decide(state) {
     // ...then a lit destination.
     a = l.filter((x) => x.type === 'move').sort((x, y) => y.mp - x.mp)[0];
     state.alliedMoved = true;
-  } else if (/reaction/i.test(p) && !state.alliedSelected && has('select_stack')) {
-    // One Allied stack steps up in the reaction phase: click it...
-    a = has('select_stack');
+  } else if (state.alliedSelected && !state.alliedMoved && !has('move') && has('stop') && (state.reselected ?? 0) < 6) {
+    // The stack picked has nowhere to go (ZOC, terrain): it stops, and another is tried.
+    a = has('stop');
+    state.alliedSelected = false;
+    state.reselected = (state.reselected ?? 0) + 1;
+  } else if (/reaction/i.test(p) && !state.alliedSelected && !state.alliedMoved && (has('select_stack') || has('select_unit'))) {
+    // One Allied stack (or unit, as the engine may offer) steps up in the reaction phase: click it...
+    state.tried ??= new Set();
+    const picks = l.filter((x) => ['select_stack', 'select_unit'].includes(x.type));
+    a = picks.find((x) => !state.tried.has(JSON.stringify(x))) ?? picks[0];
+    state.tried.add(JSON.stringify(a));
     state.alliedSelected = true;
   } else {
     a = has('lose_step') ?? has('retreat') ?? has('place_leader') ?? (has('set_leader_use') && has('resolve'))
@@ -393,6 +443,16 @@ async function decide(state) {
   }
   if (a.type === 'resolve') { combats += 1; state.attacking = false; state.combats = (state.combats ?? 0) + 1; }
   await allAt(before + 1);
+  if (a.type === 'deploy_default' && side === 'chinese' && !state.defaultChecked) {
+    // The Chinese default entry leaves the entry open to adjust, and says what it did.
+    state.defaultChecked = true;
+    await soft(async () => {
+      assert(await toAct(page) === 'chinese', `after the Chinese default entry the ${await toAct(page)} side is to act`);
+      assert(pick(await legal(page), 'end_phase'), `the entry can still be adjusted, then ended: ${await prompt(page)}`);
+      const last = await page.evaluate(() => [...document.querySelectorAll('#log li')].map((l) => l.textContent).join(' | ').slice(-600));
+      assert(/\d+ units? placed|placed/.test(last), `the log says what the default did: ${last}`);
+    });
+  }
   if (a.type === 'fire' && !state.shotMarked) {
     // Where the shot landed is marked on every page, its track drawn from the gun.
     state.shotMarked = true;
@@ -431,6 +491,11 @@ async function chancesShown(page) {
   }
   const words = await page.textContent('#chances');
   assert(/%/.test(words), `the chances in per cent: ${words}`);
+  // The prompt's odds agree with the table's column: "4 against 10 = 1-3, shifted to 1-2 by
+  // artillery", never "= 1-2" alone when the table reads 1-3.
+  const said = await prompt(page);
+  const m = /against [^=]*= ([^,;.\s]+)(?:, shifted to ([^\s,;.]+))?/.exec(said);
+  if (m && r.column && !r.automatic) assert((m[2] ?? m[1]) === r.column, `the prompt says ${m[0]}, the odds column is ${r.column} (shift ${JSON.stringify(r.shift ?? r.shifts ?? null)})`);
 }
 
 /** Zoom in over `hex` with the mouse wheel, from the whole map. */
@@ -717,6 +782,10 @@ await tableChecks(browser, base);
 await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
 
 await botChecks(browser, base);
+
+await accountChecks(browser, base);
+
+await chatChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -142,9 +142,15 @@ export async function tableChecks(browser, base) {
       { ref: 'x', side: 'chinese', type: 'boxer', hex: '0301' }] };
     const game = await freshGame(base, 'warning', { position });
     const { page, tap } = await seated(browser, base, game, 'allied', 'warning', { tap: true });
-    await act(page, pick(await legal(page), 'select_stack'));
+    // The British unit at 1511 is picked to move (a stack or, as the engine offers now, the unit).
+    const british = (await positions(page)).find((s) => s.hex === '1511')?.units ?? [];
+    const choose = (await legal(page)).find((a) => a.type === 'select_stack' ? a.hex === '1511' : a.type === 'select_unit' && british.includes(a.unit));
+    assert(choose, `the British unit at 1511 can be picked: ${JSON.stringify(await legal(page)).slice(0, 300)}`);
+    await act(page, choose);
     const moves = (await legal(page)).filter((a) => a.type === 'move');
-    const far = moves.find((a) => a.warning?.rule === '15' && distance(a.to, '1512') >= 2);
+    // The cheapest such move: MP left keep the decision (and the undo) with the mover, where
+    // spending them all ends the phase and hands the decision on.
+    const far = moves.filter((a) => a.warning?.rule === '15' && distance(a.to, '1512') >= 2).sort((x, y) => x.mp - y.mp)[0];
     assert(far, `a move away is warned of: ${JSON.stringify(moves.slice(0, 4))}`);
     assert(moves.some((a) => !a.warning && distance(a.to, '1512') === 1), 'a move staying beside the civilians is not');
     const seq = await seqOf(page);
@@ -302,6 +308,63 @@ export async function tableChecks(browser, base) {
     await waitSeq(page, seq + 1);
     await shot(page, '36-phone-confirmed.png');
     await page.context().close();
+  });
+
+  await check('clocks in the top bar of both seats and a spectator, the running one counting down; Resign asks once more, then the other side wins on every page', async () => {
+    const game = await freshGame(base, 'clocks', { time_control: { kind: 'live', bank_seconds: 5400, increment_seconds: 120 } });
+    const { page: allied } = await seated(browser, base, game, 'allied', 'clock-allied');
+    const { page: chinese } = await seated(browser, base, game, 'chinese', 'clock-chinese');
+    const watcher = await newPage(browser, 'clock-watcher');
+    await watcher.goto(`${base}/#watch=${game.id}`);
+    await watcher.waitForFunction(() => document.body.dataset.you === 'spectator');
+    for (const p of [allied, chinese, watcher]) {
+      await p.waitForSelector('#clocks .clock.side-allied.running', { timeout: 10_000 });
+      const text = await p.textContent('#clocks');
+      assert(/Allied\s*1:(29|30):\d\d/.test(text) && /Chinese\s*1:30:00/.test(text), `${p.name}: the clocks say ${text}`);
+    }
+    // The Allied clock runs (the Allied setup is to decide): its count goes down on the page.
+    const before = await allied.textContent('#clocks .clock.side-allied .clock-time');
+    await allied.waitForFunction((t) => document.querySelector('#clocks .clock.side-allied .clock-time').textContent !== t, before, { timeout: 5000 });
+    assert(await watcher.locator('#clocks #resign').count() === 0, 'a spectator has no Resign');
+    assert(await allied.locator('#clocks #claim-timeout').count() === 0 && await chinese.locator('#clocks #claim-timeout').count() === 0, 'no claim while time is left');
+    // The bar holds every control without overlap: the clocks, Resign and the links.
+    const boxes = await chinese.$$eval('.topbar > *:not([hidden])', (els) => els.map((e) => ({ id: e.id || e.className, ...e.getBoundingClientRect().toJSON() })).filter((b) => b.width > 0));
+    for (let i = 1; i < boxes.length; i++) assert(boxes[i].left >= boxes[i - 1].right - 1, `${boxes[i - 1].id} and ${boxes[i].id} overlap in the top bar`);
+    await shot(chinese, '37-clocks.png');
+    // Resign: asked once more; Cancel keeps the game.
+    const seq = await seqOf(chinese);
+    await chinese.click('#resign');
+    await chinese.waitForSelector('#confirm:not([hidden])');
+    assert(/Allied side wins/.test(await chinese.textContent('#confirm')), `the confirmation says what resigning does: ${await chinese.textContent('#confirm')}`);
+    await shot(chinese, '38-resign-asked.png');
+    await chinese.click('#confirm-no');
+    await chinese.waitForTimeout(300);
+    assert(await seqOf(chinese) === seq, 'Cancel sent nothing');
+    await chinese.click('#resign');
+    await chinese.click('#confirm-yes');
+    for (const p of [allied, chinese, watcher]) {
+      await p.waitForSelector('#result:not([hidden])', { timeout: 10_000 });
+      const r = await p.textContent('#result');
+      assert(/Allied/.test(r) && /resign/i.test(r), `${p.name}: the result says ${r}`);
+      assert(await p.locator('#clocks #resign').count() === 0, `${p.name}: no Resign once the game is over`);
+      assert(await p.locator('#clocks .clock.running').count() === 0, `${p.name}: no clock runs once the game is over`);
+    }
+    await shot(allied, '39-resigned.png');
+    for (const p of [allied, chinese, watcher]) await p.context().close();
+  });
+
+  await check('a clock run out: its opponent is offered the win on time and takes it by a click', async () => {
+    const game = await freshGame(base, 'timeout', { time_control: { kind: 'live', bank_seconds: 2, increment_seconds: 0 } });
+    const { page: chinese } = await seated(browser, base, game, 'chinese', 'timeout-chinese');
+    // The Allied setup is to decide and the Allied bank is two seconds: it runs out.
+    await chinese.waitForSelector('#clocks #claim-timeout', { timeout: 15_000 });
+    assert(await chinese.locator('#clocks .clock.side-allied.out').count() === 1, 'the Allied clock is marked out of time');
+    await shot(chinese, '39b-claim-on-time.png');
+    await chinese.click('#claim-timeout');
+    await chinese.waitForSelector('#result:not([hidden])', { timeout: 10_000 });
+    const r = await chinese.textContent('#result');
+    assert(/Chinese/.test(r) && /time/i.test(r), `the result says ${r}`);
+    await chinese.context().close();
   });
 }
 

@@ -33,6 +33,16 @@ async function request(method, path, body) {
 
 let scenarioPromise = null;
 
+const SIGNED_IN = 'siege.signedIn';
+
+function signedInHere() {
+  try { return localStorage.getItem(SIGNED_IN) === '1'; } catch { return true; }
+}
+
+function markSignedIn(yes) {
+  try { if (yes) localStorage.setItem(SIGNED_IN, '1'); else localStorage.removeItem(SIGNED_IN); } catch { /* no storage: always ask */ }
+}
+
 export const api = {
   /** The map and counter mix; fetched once per page. */
   scenario() {
@@ -40,12 +50,13 @@ export const api = {
     return scenarioPromise;
   },
   /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
-  createGame(side, name, position, bot, visibility) {
+  createGame(side, name, position, bot, visibility, timeControl) {
     const body = { side };
     if (name) body.name = name;
     if (position) body.position = position;
     if (bot) body.opponent = { bot };
     if (visibility) body.visibility = visibility;
+    if (timeControl) body.time_control = timeControl;
     return request('POST', '/api/games', body);
   },
   /** The free seat (or `side`); `code` is a private game's invite code. */
@@ -55,13 +66,19 @@ export const api = {
     if (code) body.code = code;
     return request('POST', `/api/games/${encodeURIComponent(id)}/join`, body);
   },
-  /** The signed-in account, or null. */
+  /** The signed-in account, or null. The session cookie is HttpOnly, so the page cannot see
+   *  it: it asks only where this browser signed in (a hint kept in localStorage), so that a
+   *  guest's every visit to the lobby is not a 401 the browser logs as an error. */
   async me() {
-    try { return await request('GET', '/api/account'); } catch (e) { if (e.status === 401) return null; throw e; }
+    if (!signedInHere()) return null;
+    try { return await request('GET', '/api/account'); } catch (e) {
+      if (e.status === 401) { markSignedIn(false); return null; }
+      throw e;
+    }
   },
-  signUp(name, password) { return request('POST', '/api/account/signup', { name, password }); },
-  logIn(name, password) { return request('POST', '/api/account/login', { name, password }); },
-  logOut() { return request('POST', '/api/account/logout'); },
+  async signUp(name, password) { const r = await request('POST', '/api/account/signup', { name, password }); markSignedIn(true); return r; },
+  async logIn(name, password) { const r = await request('POST', '/api/account/login', { name, password }); markSignedIn(true); return r; },
+  async logOut() { markSignedIn(false); return request('POST', '/api/account/logout'); },
   changePassword(oldPassword, newPassword) {
     return request('POST', '/api/account/password', { old_password: oldPassword, new_password: newPassword });
   },

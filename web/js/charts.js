@@ -61,7 +61,12 @@ export function chancesBox(crt, column, modifier) {
   const list = chances(crt, column, modifier);
   if (!list.length) return null;
   const bar = h('div', { class: 'chance-bar', role: 'img', 'aria-label': list.map((x) => `${x.code} ${percent(x.sixths)}`).join(', ') },
-    list.map((x) => h('span', { class: `seg res tone-${RESULT_TONE[x.code] ?? 'even'}`, style: `flex: ${x.sixths}`, title: `${x.code}: ${percent(x.sixths)}`, text: x.code })));
+    // The width through the CSSOM: the server's CSP (style-src 'self') blocks a style attribute.
+    list.map((x) => {
+      const seg = h('span', { class: `seg res tone-${RESULT_TONE[x.code] ?? 'even'}`, title: `${x.code}: ${percent(x.sixths)}`, text: x.code });
+      seg.style.flex = String(x.sixths);
+      return seg;
+    }));
   const rows = list.map((x) => h('li', { 'data-result': x.code, 'data-sixths': x.sixths },
     h('b', { class: `res tone-${RESULT_TONE[x.code] ?? 'even'}`, text: x.code }),
     h('span', { class: 'pct', text: percent(x.sixths) }),

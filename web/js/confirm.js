@@ -34,8 +34,9 @@ export class ConfirmBox {
 
   get open() { return !this.el.hidden; }
 
-  /** Ask before `label` is done: `warning` says why; `yes()` runs on confirmation. */
-  ask(label, warning, yes) {
+  /** Ask before `label` is done: `warning` says why; `yes()` runs on confirmation, whose
+   *  button says `yesText`. */
+  ask(label, warning, yes, yesText = 'Do it anyway') {
     const el = clear(this.el);
     const go = () => { this.close(); yes(); };
     el.append(
@@ -45,7 +46,7 @@ export class ConfirmBox {
         h('span', { class: 'warn-icon', 'aria-hidden': 'true', text: '⚠ ' }), warning.text,
         warning.rule && !warning.text.includes(`(${warning.rule})`) ? h('span', { class: 'rule', text: ` (rule ${warning.rule})` }) : null),
       h('div', { class: 'button-row' },
-        h('button', { type: 'button', id: 'confirm-yes', class: 'primary', onclick: go, text: 'Do it anyway' }),
+        h('button', { type: 'button', id: 'confirm-yes', class: 'primary', onclick: go, text: yesText }),
         h('button', { type: 'button', id: 'confirm-no', onclick: () => this.close(), text: 'Cancel' })));
     el.hidden = false;
     el.querySelector('#confirm-no').focus({ preventScroll: true });

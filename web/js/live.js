@@ -9,6 +9,7 @@ import { GameLog } from './log.js';
 import { saveSeat, forgetSeat } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { ChatPanel } from './chat.js';
+import { GameClock } from './clock.js';
 
 export class LiveGame {
   /** `seat`: {side, token} to play, or null to watch. */
@@ -24,6 +25,7 @@ export class LiveGame {
     this.lastLogged = 0;
     this.title = document.title;
     table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
+    this.clock = new GameClock(byId('clocks'), table.act);
     table.explain = seat ? (a) => this.explain(a) : null;
     this.start();
   }
@@ -36,6 +38,7 @@ export class LiveGame {
       error: (f) => this.onError(f),
       status: (s, detail) => this.onStatus(s, detail),
       chat: (f) => this.onChat(f),
+      clock: (f) => this.clock.update(f.clock),
     });
   }
 
@@ -59,6 +62,7 @@ export class LiveGame {
     document.body.dataset.you = f.you;
     document.body.dataset.toAct = f.view.to_act ?? '';
     this.chat.setYou(f.you);
+    this.clock.state(f);
     if (this.seat && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
       this.seat.side = f.you;
       this.seat.unsaved = false;
@@ -143,6 +147,7 @@ export class LiveGame {
     this.socket?.close();
     this.log.close();
     this.chat.close();
+    this.clock.close();
     document.title = this.title;
   }
 }

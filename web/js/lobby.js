@@ -5,12 +5,14 @@
 
 import { h, byId, clear, toast, copyText } from './dom.js';
 import { api } from './api.js';
-import { saveSeat, seatFor, inviteLink, watchLink, seatLink } from './seats.js';
+import { saveSeat, seatFor, keptSeats, inviteLink, watchLink, seatLink } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { showAccount } from './account.js';
 
 const STATUSES = ['open', 'active', 'finished'];
 const REFRESH_EVERY = 8000;
+/** How many of this browser's own seats the lobby looks up when the listings leave them out. */
+const OWN_LOOKUPS = 20;
 
 export class Lobby {
   constructor() {
@@ -33,7 +35,7 @@ export class Lobby {
     button.disabled = true;
     try {
       const visibility = bot ? undefined : byId('public-seek').checked ? 'public' : 'private';
-      const g = await api.createGame(side, name || undefined, undefined, bot, visibility);
+      const g = await api.createGame(side, name || undefined, undefined, bot, visibility, timeControlOf(byId('time-control').value));
       saveSeat(g.game_id, g.side, g.token, g.invite_code);
       if (bot) {
         location.hash = `game=${encodeURIComponent(g.game_id)}`;
@@ -71,15 +73,25 @@ export class Lobby {
   }
 
   async refresh() {
-    await Promise.all(STATUSES.map(async (status) => {
-      const el = byId(`games-${status}`);
-      try {
-        const games = await api.listGames(status);
-        this.renderList(el, status, games ?? []);
-      } catch (e) {
-        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
-      }
+    const lists = await Promise.all(STATUSES.map(async (status) => {
+      try { return await api.listGames(status) ?? []; } catch (e) { return e; }
     }));
+    // A private game is listed only to the accounts holding its seats, so a guest's own games
+    // would vanish from their lobby: the seats this browser keeps are looked up one by one and
+    // added to their list, with Play (never Join).
+    const listed = new Set(lists.flatMap((l) => (Array.isArray(l) ? l.map((g) => g.game_id) : [])));
+    const own = await Promise.all(keptSeats().filter(([id]) => !listed.has(id)).slice(0, OWN_LOOKUPS)
+      .map(([id]) => api.game(id).then(summaryOf, () => null)));
+    STATUSES.forEach((status, i) => {
+      const el = byId(`games-${status}`);
+      if (!Array.isArray(lists[i])) {
+        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${lists[i].message}` }));
+        return;
+      }
+      const mine = own.filter((g) => g?.status === status);
+      const games = [...mine, ...lists[i]].sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')));
+      this.renderList(el, status, games);
+    });
   }
 
   renderList(el, status, games) {
@@ -102,7 +114,7 @@ export class Lobby {
       const result = g.result ? ` — ${g.result.text ?? (g.result.winner ? `${SIDE_NAME[g.result.winner]} won` : '')}` : '';
       ul.append(h('li', { class: 'game-row', 'data-game': g.game_id },
         h('div', { class: 'game-name' }, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${where}${result}` })),
-        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${g.visibility === 'private' ? 'private · ' : ''}${when(g.created_at)}` }),
+        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${g.visibility === 'private' ? 'private · ' : ''}${clockWords(g.clock)}${when(g.created_at)}` }),
         h('div', { class: 'button-row' }, buttons)));
     }
     el.append(ul);
@@ -145,6 +157,32 @@ export async function showInvitation(gameId, lobby, code) {
     h('div', { class: 'button-row' },
       free ? h('button', { type: 'button', class: 'primary', id: 'take-seat', onclick: () => lobby.join(gameId, code), text: `Take the ${free} seat` }) : null,
       h('a', { class: 'button', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Watch' })));
+}
+
+/** A listed game's time control in a few words (and a separator), or nothing. */
+function clockWords(clock) {
+  const c = clock?.control;
+  if (c?.kind === 'live') return `clock ${Math.round(c.bank_seconds / 60)} min + ${Math.round((c.increment_seconds ?? 0) / 60)} a turn · `;
+  if (c?.kind === 'correspondence') return `${Math.round(c.window_seconds / 3600)} h a decision · `;
+  return '';
+}
+
+/** The lobby's Clock choice (`live:BANK:INCREMENT`, `correspondence:WINDOW`, in seconds) as a
+ *  `time_control`, or undefined for no clock. */
+function timeControlOf(value) {
+  const [kind, a, b] = String(value ?? '').split(':');
+  if (kind === 'live') return { kind, bank_seconds: Number(a), increment_seconds: Number(b ?? 0) };
+  if (kind === 'correspondence') return { kind, window_seconds: Number(a) };
+  return undefined;
+}
+
+/** A game as `GET /api/games/{id}` gives it, in the listing's shape. */
+function summaryOf(g) {
+  return {
+    game_id: g.game_id, name: g.name, status: g.status, seats: g.seats, bots: g.bots, players: g.players,
+    turn: g.view?.turn, phase: g.view?.phase, result: g.view?.result ?? null,
+    created_at: seatFor(g.game_id)?.saved, visibility: g.visibility, own: true,
+  };
 }
 
 function freeSeat(g) {

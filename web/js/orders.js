@@ -91,11 +91,17 @@ export function drawTargets(layer, marks, index) {
 }
 
 /** Six arrows around the Big Gun for `fire {direction}`; `send(action, event)` when one is
- *  clicked. */
+ *  clicked. An arrow fires one shot; every shot at once (`fire` with `shots`, offered beside
+ *  it in the same direction) is the panel's button — one arrow per direction, never two drawn
+ *  on top of each other. */
 export function drawFireArrows(layer, gunHex, fireActions, send) {
   if (!gunHex || !fireActions.length) return;
   const [cx, cy] = centre(gunHex);
+  const one = new Map();
   for (const a of fireActions) {
+    if (!one.has(a.direction) || (one.get(a.direction).shots > 1 && !(a.shots > 1))) one.set(a.direction, a);
+  }
+  for (const a of one.values()) {
     const ang = DIRECTION_ANGLE[a.direction];
     if (ang === undefined) continue;
     const g = svg('g', {

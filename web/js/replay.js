@@ -24,11 +24,16 @@ export class Replay {
 
   /** Both chats of a finished game; a game still being played keeps its chats to its readers. */
   async loadChat() {
+    const closed = 'The chat of this game opens to all when it ends.';
     try {
+      // Asked only of a finished game: the route refuses an ongoing one (403), which the
+      // browser would log as an error for every replay of a game being played.
+      const game = await api.game(this.gameId).catch(() => null);
+      if (game && game.status !== 'finished') { this.chat.replay([], closed); return; }
       const res = await fetch(`/api/games/${encodeURIComponent(this.gameId)}/chat`);
       const body = await res.json();
       if (res.ok) this.chat.replay(body.messages ?? []);
-      else this.chat.replay([], body?.error?.code === 'chat_private' ? 'The chat of this game opens to all when it ends.' : 'The chat could not be loaded.');
+      else this.chat.replay([], body?.error?.code === 'chat_private' ? closed : 'The chat could not be loaded.');
     } catch {
       this.chat.replay([], 'The chat could not be loaded.');
     }

@@ -8,6 +8,11 @@ function all() {
   try { return JSON.parse(localStorage.getItem(KEY) ?? '{}') ?? {}; } catch { return {}; }
 }
 
+/** Every kept seat, newest first: `[gameId, {side, token, saved, …}]`. */
+export function keptSeats() {
+  return Object.entries(all()).sort(([, a], [, b]) => String(b.saved ?? '').localeCompare(String(a.saved ?? '')));
+}
+
 export function seatFor(gameId) {
   return all()[gameId] ?? null;
 }
