@@ -2,7 +2,8 @@
 // and play it by clicking (Allied default deployment; Chinese entry, Big Gun, moves and an
 // attack declared and resolved on the map), each sees the other's moves live, a third browser
 // watches, the server is killed and restarted and the pages resume, and a replay steps through
-// the game, which then opens on the analysis board (analysis.mjs, also run here). Screenshots go
+// the game, which then opens on the analysis board (analysis.mjs, also run here), and My games
+// with a rematch (my-games.mjs). Screenshots go
 // to tests/browser/screenshots/; any console or page error fails.
 //
 //   cd tests/browser && npm ci && node run.mjs
@@ -18,6 +19,7 @@ import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, c
 import { analysisChecks } from './analysis.mjs';
 import { tableChecks } from './table-checks.mjs';
 import { botChecks } from './bot.mjs';
+import { myGamesChecks } from './my-games.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -717,6 +719,8 @@ await tableChecks(browser, base);
 await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
 
 await botChecks(browser, base);
+
+await myGamesChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -86,6 +86,8 @@ export class GameSocket {
       this.on.error(f);
     } else if (f.type === 'chat' || f.type === 'chat_history' || f.type === 'chat_muted') {
       this.on.chat?.(f);
+    } else if (f.type === 'rematch') {
+      this.on.rematch?.(f);
     }
     // pong and frames this page does not know are ignored.
   }
