@@ -251,9 +251,9 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     // The guest resigns; the game is over.
     let url = server.http.ws_url(id);
     let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let (_, state) = g.next_state().await;
+    let state = frame_of(&mut g, "state").await;
     g.send(action_frame(&state, &json!({"type": "resign"}))).await;
-    let (_, state) = g.next_state().await;
+    let state = frame_of(&mut g, "state").await;
     assert!(state["view"]["to_act"].is_null(), "{}", state["view"]);
 
     // Alice, signed in and holding the Allied seat, asks (no token needed).
@@ -278,7 +278,7 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     assert_eq!(info["rematch"], json!({"game_id": new_id, "by": "allied"}));
     assert!(!info.to_string().contains(&invite_code));
     let mut spectator = Ws::open(&url, json!({"type": "spectate"})).await;
-    spectator.next_state().await;
+    frame_of(&mut spectator, "state").await;
     spectator.send(json!({"type": "ping"})).await;
     loop {
         let f = spectator.recv().await;
@@ -290,7 +290,7 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     }
     // The guest's page coming back to the finished game with its token is offered it again.
     let mut again = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    again.next_state().await;
+    frame_of(&mut again, "state").await;
     let offer = frame_of(&mut again, "rematch").await;
     assert_eq!(offer["invite_url"], invite.as_str());
 
@@ -331,6 +331,6 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
         json!({"type": "join", "token": r["token"]}),
     )
     .await;
-    let (_, first) = a.next_state().await;
+    let first = frame_of(&mut a, "state").await;
     assert_eq!(first["you"], "chinese");
 }

@@ -400,8 +400,9 @@ impl Store {
     ) -> Result<Vec<SummaryRow>, StoreError> {
         Ok(sqlx::query_as::<_, SummaryRow>(concat!(
             "SELECT t.*, \
-               (SELECT s.side FROM seats s WHERE s.game_id = t.id AND s.account_id = ?3 \
-                  ORDER BY s.side = t.to_act DESC, s.side LIMIT 1) AS you, \
+               coalesce((SELECT s.side FROM seats s WHERE s.game_id = t.id AND s.account_id = ?3 \
+                  AND s.side = t.to_act), \
+                 (SELECT min(s.side) FROM seats s WHERE s.game_id = t.id AND s.account_id = ?3)) AS you, \
                ", waiting_since_sql!(), " AS waiting_since \
              FROM (SELECT g.id, g.name, g.status, g.result, g.created_at, \
                coalesce(a.turn, json_extract(g.position, '$.turn'), 0) AS turn, \
