@@ -36,7 +36,11 @@ export class Lobby {
     byId('filter-name').oninput = () => { clearTimeout(typing); typing = setTimeout(refilter, 300); };
     byId('created').hidden = true;
     byId('join-card').hidden = true;
-    showAccount(() => this.refresh());
+    // Whether an account is signed in: My games asks for the account's games only then (a
+    // guest's seats come from this browser).
+    this.signedIn = false;
+    this.accountKnown = showAccount((account) => { this.signedIn = Boolean(account); this.refresh(); })
+      .then((me) => { this.signedIn = Boolean(me); }, () => {});
     this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_EVERY);
   }
@@ -145,14 +149,17 @@ export class Lobby {
   async refreshMine(f) {
     const el = byId('games-mine');
     let listed = [];
-    let signedIn = false;
-    try {
-      listed = await api.listGames(f.status, { mine: true, side: f.side, name: f.name, limit: this.pages.mine * PAGE }) ?? [];
-      signedIn = true;
-    } catch (e) {
-      if (e.status !== 401) {
-        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
-        return;
+    await this.accountKnown;
+    const signedIn = this.signedIn;
+    if (signedIn) {
+      try {
+        listed = await api.listGames(f.status, { mine: true, side: f.side, name: f.name, limit: this.pages.mine * PAGE }) ?? [];
+      } catch (e) {
+        // Signed out elsewhere meanwhile: the seats kept here are still listed.
+        if (e.status !== 401) {
+          clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
+          return;
+        }
       }
     }
     const known = new Set(listed.map((g) => g.game_id));
