@@ -90,7 +90,11 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     .await;
 
     // Refusals name what is wrong.
-    let (s, b) = server.http.stranger().get_signed("/api/games?mine=true").await;
+    let (s, b) = server
+        .http
+        .stranger()
+        .get_signed("/api/games?mine=true")
+        .await;
     assert_eq!((s, code(&b)), (401, "not_signed_in"), "{b}");
     let (s, b) = alice.get_signed("/api/games?side=allied").await;
     assert_eq!((s, code(&b)), (400, "bad_request"), "{b}");
@@ -105,7 +109,12 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     let all = list(&alice, "").await;
     assert_eq!(
         names(&all),
-        ["Other legation", "Cathedral", "legation two", "Legation One"]
+        [
+            "Other legation",
+            "Cathedral",
+            "legation two",
+            "Legation One"
+        ]
     );
     assert!(listed(&all, &other["game_id"]).get("you").is_none());
     // Mine: only Alice's, each saying which side she holds.
@@ -141,7 +150,10 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
         let page = list(&alice, &query).await;
         assert!(page.len() <= 1);
         let Some(last) = page.last() else { break };
-        query = format!("?mine=true&limit=1&before={}", last["game_id"].as_str().unwrap());
+        query = format!(
+            "?mine=true&limit=1&before={}",
+            last["game_id"].as_str().unwrap()
+        );
         paged.extend(page);
     }
     assert_eq!(names(&paged), names(&mine));
@@ -176,7 +188,10 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     assert_eq!(a2["your_move"], false, "{a2}");
     let b2 = listed(&list(&bob, "?mine=true").await, &one["game_id"]).clone();
     assert_eq!(b2["your_move"], true, "{b2}");
-    assert_eq!(b2["waiting_since"], passed_at, "since the Allies' last action");
+    assert_eq!(
+        b2["waiting_since"], passed_at,
+        "since the Allies' last action"
+    );
     assert_ne!(b2["waiting_since"], b1["waiting_since"]);
 
     // Bob acts once: if the decision stays his, it has been his since it passed.
@@ -190,7 +205,10 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     let a3 = listed(&list(&alice, "?mine=true").await, &one["game_id"]).clone();
     if bstate["view"]["to_act"] == "chinese" {
         assert_eq!(b3["your_move"], true);
-        assert_eq!(b3["waiting_since"], passed_at, "still waiting since it passed");
+        assert_eq!(
+            b3["waiting_since"], passed_at,
+            "still waiting since it passed"
+        );
         assert_eq!(a3["your_move"], false);
     } else {
         assert_eq!(b3["your_move"], false);
@@ -245,14 +263,18 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
         .post_json(&path, json!({"token": "not-a-seat"}))
         .await;
     assert_eq!((s, code(&b)), (403, "not_your_seat"), "{b}");
-    let (s, b) = account(&server, "Carol").await.post_json(&path, json!({})).await;
+    let (s, b) = account(&server, "Carol")
+        .await
+        .post_json(&path, json!({}))
+        .await;
     assert_eq!((s, code(&b)), (403, "not_your_seat"), "{b}");
 
     // The guest resigns; the game is over.
     let url = server.http.ws_url(id);
     let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
     let state = frame_of(&mut g, "state").await;
-    g.send(action_frame(&state, &json!({"type": "resign"}))).await;
+    g.send(action_frame(&state, &json!({"type": "resign"})))
+        .await;
     let state = frame_of(&mut g, "state").await;
     assert!(state["view"]["to_act"].is_null(), "{}", state["view"]);
 
@@ -282,7 +304,10 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     spectator.send(json!({"type": "ping"})).await;
     loop {
         let f = spectator.recv().await;
-        assert_ne!(f["type"], "rematch", "a spectator is never offered the rematch");
+        assert_ne!(
+            f["type"], "rematch",
+            "a spectator is never offered the rematch"
+        );
         assert!(!f.to_string().contains(&invite_code));
         if f["type"] == "pong" {
             break;
@@ -297,7 +322,10 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     // One rematch per game: asking again answers the same game (no new token).
     let (s, r2) = alice.post_json(&path, json!({})).await;
     assert_eq!(s, 200, "{r2}");
-    assert_eq!((r2["game_id"].as_str(), &r2["created"]), (Some(new_id.as_str()), &json!(false)));
+    assert_eq!(
+        (r2["game_id"].as_str(), &r2["created"]),
+        (Some(new_id.as_str()), &json!(false))
+    );
     assert!(r2.get("token").is_none());
     let (s, r3) = guest
         .post_json(&path, json!({"token": joined["token"]}))
@@ -319,7 +347,10 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     let (_, new_info) = server.http.get(&format!("/api/games/{new_id}")).await;
     assert_eq!(new_info["status"], "active", "{new_info}");
     assert_eq!(new_info["players"]["chinese"], "Alice");
-    assert_eq!(new_info["clock"]["control"], control, "the same time control");
+    assert_eq!(
+        new_info["clock"]["control"], control,
+        "the same time control"
+    );
     // Private: not listed to strangers; Alice finds it under her games, holding the Chinese.
     let public = list(&server.http.stranger(), "").await;
     assert!(public.iter().all(|g| g["game_id"] != new_id.as_str()));

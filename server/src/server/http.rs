@@ -571,7 +571,12 @@ pub async fn game(
         clock,
         to_act,
         waiting_since: match to_act {
-            Some(_) => app.games.store().waiting(id).await?.map(|(_, at)| rfc3339(at)),
+            Some(_) => app
+                .games
+                .store()
+                .waiting(id)
+                .await?
+                .map(|(_, at)| rfc3339(at)),
             None => None,
         },
         rematch: app

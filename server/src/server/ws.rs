@@ -201,7 +201,17 @@ pub async fn serve(
     }
     let (mut sink, stream) = socket.split();
     match connection
-        .run(&mut sink, stream, &app, updates, notices, chat_updates, offers)
+        .run(
+            &mut sink,
+            stream,
+            &app,
+            Feeds {
+                updates,
+                notices,
+                chat: chat_updates,
+                offers,
+            },
+        )
         .await
     {
         Stop::Gone => {}
@@ -308,17 +318,29 @@ fn chat_frame(frame: &ServerFrame<(), (), ()>) -> Message {
     ))
 }
 
+/// What a connection forwards besides its client's frames: the game's updates and notices, its
+/// chat, and rematch offers.
+struct Feeds {
+    updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
+    notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
+    chat: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
+    offers: tokio::sync::broadcast::Receiver<Arc<super::rematch::Offer>>,
+}
+
 impl Connection {
     async fn run(
         &mut self,
         sink: &mut SplitSink<WebSocket, Message>,
         mut stream: SplitStream<WebSocket>,
         app: &AppState,
-        mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
-        mut notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
-        mut chat: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
-        mut offers: tokio::sync::broadcast::Receiver<Arc<super::rematch::Offer>>,
+        feeds: Feeds,
     ) -> Stop {
+        let Feeds {
+            mut updates,
+            mut notices,
+            mut chat,
+            mut offers,
+        } = feeds;
         let idle = app.limits.idle_timeout;
         let ping_after = idle / 3;
         let mut last_heard = Instant::now();

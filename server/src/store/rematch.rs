@@ -21,12 +21,11 @@ pub struct StoredRematch {
 impl Store {
     /// Game `id`'s rematch, if one was asked for.
     pub async fn rematch(&self, id: Uuid) -> Result<Option<StoredRematch>, StoreError> {
-        let row: Option<(Option<String>, Option<String>, Option<String>)> = sqlx::query_as(
-            "SELECT rematch_id, rematch_by, rematch_code FROM games WHERE id = ?",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(Option<String>, Option<String>, Option<String>)> =
+            sqlx::query_as("SELECT rematch_id, rematch_by, rematch_code FROM games WHERE id = ?")
+                .bind(id.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
         match row {
             Some((Some(game_id), Some(by), Some(code))) => Ok(Some(StoredRematch {
                 game_id,
