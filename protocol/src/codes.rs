@@ -77,6 +77,8 @@ pub const INVITE_REQUIRED: &str = "invite_required";
 pub const SIGN_IN_REQUIRED: &str = "sign_in_required";
 /// Claiming or opening a seat the account does not hold, or with a token of no seat (403).
 pub const NOT_YOUR_SEAT: &str = "not_your_seat";
+/// A rematch asked for a game that is not finished (409).
+pub const NOT_FINISHED: &str = "not_finished";
 
 // --- Refusals by the rules engine ------------------------------------------------------------
 

@@ -207,6 +207,14 @@ pub enum ServerFrame<V = Value, A = Value, E = Value> {
     },
     /// The answer to `chat_mute`: the seat's choice as stored.
     ChatMuted { muted: bool },
+    /// To the seats of a finished game (never to spectators): a player asked for a rematch —
+    /// sent when it is asked, and after the state to a seat joining later. `invite_url` takes
+    /// the other seat of the new game.
+    Rematch {
+        game_id: String,
+        by: Side,
+        invite_url: String,
+    },
 }
 
 fn is_false(b: &bool) -> bool {

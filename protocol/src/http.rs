@@ -221,6 +221,16 @@ pub struct GameSummary {
     /// The clocks of a timed game, as of the listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::ClockView>,
+    /// For the signed-in account's own games: the side it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<Side>,
+    /// For the signed-in account's own games: whether that side is to act now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub your_move: Option<bool>,
+    /// For the signed-in account's own unfinished games: when the decision passed to the side
+    /// to act now (RFC 3339), or when the last seat was taken if that was later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_since: Option<String>,
 }
 
 /// `GET /api/games/{id}`: the spectator's view of a game.
@@ -243,6 +253,62 @@ pub struct GameInfo<V = Value, A = Value> {
     /// The clocks of a timed game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::ClockView>,
+    /// The side to act now; absent once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_act: Option<Side>,
+    /// When the decision passed to `to_act` (RFC 3339), or when the last seat was taken if
+    /// that was later; absent once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_since: Option<String>,
+    /// A finished game's rematch, once a player asked for one (no invite code here: the
+    /// seats get the link from `POST /api/games/{id}/rematch` or the `rematch` frame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<RematchInfo>,
+}
+
+/// The rematch of a finished game, as anyone may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RematchInfo {
+    /// The new game.
+    pub game_id: String,
+    /// The side (in the finished game) of the player who asked for it.
+    pub by: Side,
+}
+
+/// `POST /api/games/{id}/rematch`: who asks — a seat token of the finished game, or nothing
+/// when the signed-in account holds the seat. Unknown fields are refused.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RematchRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for RematchRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RematchRequest").finish_non_exhaustive()
+    }
+}
+
+/// The answer to `POST /api/games/{id}/rematch`: the rematch, created by this request or
+/// asked for before (by either player).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rematch {
+    /// The new game.
+    pub game_id: String,
+    /// Whether this request created it (then `token` is the caller's new seat).
+    pub created: bool,
+    /// The side (in the finished game) of the player who asked for it first.
+    pub by: Side,
+    /// The caller's side in the new game: the side their opponent had.
+    pub side: Side,
+    /// The caller's seat token in the new game; only to the request that created it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// The link that takes the other seat of the new game (with its invite code): for the
+    /// player who asked, to send; for the opponent, to accept.
+    pub invite_url: String,
+    pub invite_code: String,
 }
 
 /// `POST /api/games/{id}/explain` request: an action to check against the game as it is now.

@@ -2,7 +2,8 @@
 // and play it by clicking (Allied default deployment; Chinese entry, Big Gun, moves and an
 // attack declared and resolved on the map), each sees the other's moves live, a third browser
 // watches, the server is killed and restarted and the pages resume, and a replay steps through
-// the game, which then opens on the analysis board (analysis.mjs, also run here). Screenshots go
+// the game, which then opens on the analysis board (analysis.mjs, also run here), and My games
+// with a rematch (my-games.mjs). Screenshots go
 // to tests/browser/screenshots/; any console or page error fails.
 //
 //   cd tests/browser && npm ci && node run.mjs
@@ -20,6 +21,7 @@ import { tableChecks } from './table-checks.mjs';
 import { botChecks } from './bot.mjs';
 import { accountChecks } from './accounts.mjs';
 import { chatChecks } from './chat.mjs';
+import { myGamesChecks } from './my-games.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -184,7 +186,7 @@ await check('lobby: the player finds the private game being played (Play); a str
   own.on('pageerror', (e) => problems.push(`own lobby: page error: ${e.message}`));
   own.on('console', (m) => { if (m.type() === 'error') problems.push(`own lobby: console error: ${m.text()}`); });
   await own.goto(`${base}/`);
-  const row = own.locator(`#games-active .game-row[data-game='${gameId}']`);
+  const row = own.locator(`#games-mine .game-row[data-game='${gameId}']`);
   await row.waitFor({ timeout: 10_000 });
   assert(await row.locator('a', { hasText: /^Play/ }).count() === 1, `the player's own private game has Play: ${await row.textContent()}`);
   assert(await row.locator('button', { hasText: 'Join' }).count() === 0, 'and no Join');
@@ -786,6 +788,7 @@ await botChecks(browser, base);
 await accountChecks(browser, base);
 
 await chatChecks(browser, base);
+await myGamesChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

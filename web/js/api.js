@@ -1,5 +1,5 @@
-// The HTTP half of docs/protocol.md. Tokens never go here: they travel only in the WebSocket's
-// `join`/`resume` frames.
+// The HTTP half of docs/protocol.md. Tokens travel only in the WebSocket's `join`/`resume`
+// frames — and in the body of a rematch request, which a seat makes with its token.
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -82,8 +82,19 @@ export const api = {
   changePassword(oldPassword, newPassword) {
     return request('POST', '/api/account/password', { old_password: oldPassword, new_password: newPassword });
   },
-  listGames(status) {
-    return request('GET', `/api/games?status=${encodeURIComponent(status)}`);
+  /** A page of the listing: `query` holds any of status, mine, side, name, limit and before
+   *  (the id of the last game of the page before). */
+  listGames(status, query = {}) {
+    const q = new URLSearchParams();
+    if (status) q.set('status', status);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+    return request('GET', `/api/games?${q}`);
+  },
+  /** Ask for a rematch of a finished game: with the seat's `token`, or none when the signed-in
+   *  account holds the seat. The answer has the new game, its invite link and, the first time,
+   *  the caller's new seat token. */
+  rematch(id, token) {
+    return request('POST', `/api/games/${encodeURIComponent(id)}/rematch`, token ? { token } : {});
   },
   game(id) {
     return request('GET', `/api/games/${encodeURIComponent(id)}`);

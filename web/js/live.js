@@ -2,11 +2,11 @@
 // move arrows, refusals to a toast, and a dropped socket to a banner while it resumes from its
 // seq. The log route fills in what happened before this page was opened.
 
-import { byId, h, toast } from './dom.js';
+import { byId, h, toast, clear, copyText } from './dom.js';
 import { api } from './api.js';
 import { GameSocket } from './socket.js';
 import { GameLog } from './log.js';
-import { saveSeat, forgetSeat } from './seats.js';
+import { saveSeat, forgetSeat, seatFor } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { ChatPanel } from './chat.js';
 import { GameClock } from './clock.js';
@@ -39,6 +39,7 @@ export class LiveGame {
       status: (s, detail) => this.onStatus(s, detail),
       chat: (f) => this.onChat(f),
       clock: (f) => this.clock.update(f.clock),
+      rematch: (f) => this.onRematch(f),
     });
   }
 
@@ -77,6 +78,65 @@ export class LiveGame {
     // Actions taken between the log fetch and the join, or skipped while this page was too far
     // behind (the server then sends the current state alone): fetch them so the log has no hole.
     if (f.seq > this.lastLogged) this.fillLog();
+    this.showRematch(f);
+  }
+
+  /** A finished game, to a player: "Rematch", or the rematch asked for (by either player). */
+  showRematch(f = this.table.state) {
+    const box = byId('rematch');
+    if (!f || !f.view.result || !this.seat || f.you === 'spectator') { box.hidden = true; return; }
+    box.hidden = false;
+    const r = this.rematch;
+    if (!r) {
+      clear(box).append(h('button', { type: 'button', id: 'rematch-ask', class: 'primary', text: 'Rematch',
+        title: 'A new private game with the sides swapped and the same time control', onclick: () => this.askRematch() }));
+      return;
+    }
+    const id = encodeURIComponent(r.game_id);
+    const link = new URL(r.invite_url, location.href).href;
+    if (r.by === f.you) {
+      const mine = seatFor(r.game_id);
+      clear(box).append(
+        h('p', { text: 'You asked for a rematch. Your opponent is offered it here; you may also send them this link:' }),
+        h('div', { class: 'link-row' },
+          h('input', { readonly: true, value: link, 'aria-label': 'Rematch invitation link', onfocus: (e) => e.target.select() }),
+          h('button', { type: 'button', class: 'small', onclick: () => copyText(link), text: 'Copy' })),
+        mine ? h('a', { class: 'button primary', id: 'rematch-go', href: `#game=${id}`, text: 'Go to the new game' }) : null);
+    } else if (seatFor(r.game_id)) {
+      clear(box).append(h('a', { class: 'button primary', id: 'rematch-go', href: `#game=${id}`, text: 'Go to the rematch' }));
+    } else {
+      clear(box).append(
+        h('p', { text: 'Your opponent offers a rematch (the sides swapped).' }),
+        h('button', { type: 'button', id: 'rematch-accept', class: 'primary', text: 'Accept', onclick: () => this.acceptRematch() }));
+    }
+  }
+
+  /** The `rematch` frame, or the answer to a rematch request: `{game_id, by, invite_url}`. */
+  onRematch(f) {
+    this.rematch = { game_id: f.game_id, by: f.by, invite_url: f.invite_url };
+    this.showRematch();
+  }
+
+  async askRematch() {
+    try {
+      const r = await api.rematch(this.gameId, this.seat?.token);
+      if (r.token) saveSeat(r.game_id, r.side, r.token, r.invite_code);
+      this.onRematch(r);
+    } catch (e) {
+      toast(`No rematch: ${e.message}`, 'error');
+    }
+  }
+
+  /** Take the seat the rematch's invite link offers, and go to the new game. */
+  async acceptRematch() {
+    const url = new URL(this.rematch.invite_url, location.href);
+    try {
+      const r = await api.joinGame(this.rematch.game_id, url.searchParams.get('join') ?? undefined, url.searchParams.get('code') ?? undefined);
+      saveSeat(r.game_id ?? this.rematch.game_id, r.side, r.token);
+      location.hash = `game=${encodeURIComponent(this.rematch.game_id)}`;
+    } catch (e) {
+      toast(`The rematch could not be joined: ${e.message}`, 'error');
+    }
   }
 
   onChat(f) {
@@ -144,6 +204,7 @@ export class LiveGame {
   }
 
   close() {
+    byId('rematch').hidden = true;
     this.socket?.close();
     this.log.close();
     this.chat.close();

@@ -1,18 +1,23 @@
 // The lobby at `/`: create a game on a side and get the link to send the opponent (or play the
 // computer, which takes the other seat at once and sends straight to the table), take a seat
-// from an invitation, and the lists of open, active and finished games with Join, Play, Watch
-// and Replay. The token a seat comes with is kept in this browser (seats.js) and nowhere else.
+// from an invitation, "My games" (the signed-in account's games and the seats kept in this
+// browser, your move first with how long it has waited), and the lists of open, active and
+// finished games with Join, Play, Watch and Replay — filtered by status, side and name, a page
+// at a time (More). The token a seat comes with is kept in this browser (seats.js) and nowhere
+// else.
 
 import { h, byId, clear, toast, copyText } from './dom.js';
 import { api } from './api.js';
-import { saveSeat, seatFor, keptSeats, inviteLink, watchLink, seatLink } from './seats.js';
+import { saveSeat, seatFor, savedSeats, inviteLink, watchLink, seatLink } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { showAccount } from './account.js';
 
 const STATUSES = ['open', 'active', 'finished'];
 const REFRESH_EVERY = 8000;
-/** How many of this browser's own seats the lobby looks up when the listings leave them out. */
-const OWN_LOOKUPS = 20;
+/** Games a list shows at first, and how many more each "More" adds. */
+const PAGE = 20;
+/** Browser-kept seats looked up one by one (`GET /api/games/{id}`) for My games. */
+const MAX_KEPT = 20;
 
 export class Lobby {
   constructor() {
@@ -20,9 +25,22 @@ export class Lobby {
     this.submit = (e) => { e.preventDefault(); this.create(); };
     this.form.addEventListener('submit', this.submit);
     byId('refresh-games').onclick = () => this.refresh();
+    // How many pages each list shows: a refresh asks for all of them at once.
+    this.pages = { mine: 1, open: 1, active: 1, finished: 1 };
+    // Finished games of kept seats, looked up once: they no longer change.
+    this.finishedKept = new Map();
+    const refilter = () => { this.pages = { mine: 1, open: 1, active: 1, finished: 1 }; this.refresh(); };
+    byId('filter-status').onchange = refilter;
+    byId('filter-side').onchange = refilter;
+    let typing = null;
+    byId('filter-name').oninput = () => { clearTimeout(typing); typing = setTimeout(refilter, 300); };
     byId('created').hidden = true;
     byId('join-card').hidden = true;
-    showAccount(() => this.refresh());
+    // Whether an account is signed in: My games asks for the account's games only then (a
+    // guest's seats come from this browser).
+    this.signedIn = false;
+    this.accountKnown = showAccount((account) => { this.signedIn = Boolean(account); this.refresh(); })
+      .then((me) => { this.signedIn = Boolean(me); }, () => {});
     this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_EVERY);
   }
@@ -72,26 +90,134 @@ export class Lobby {
         h('button', { type: 'button', class: 'small quiet', onclick: () => copyText(watchLink(g.game_id)), text: 'Copy watch link' })));
   }
 
+  /** The filters as chosen: `{status, side, name}` (empty strings for "any"). */
+  filters() {
+    return {
+      status: byId('filter-status').value,
+      side: byId('filter-side').value,
+      name: byId('filter-name').value.trim(),
+    };
+  }
+
   async refresh() {
-    const lists = await Promise.all(STATUSES.map(async (status) => {
-      try { return await api.listGames(status) ?? []; } catch (e) { return e; }
-    }));
-    // A private game is listed only to the accounts holding its seats, so a guest's own games
-    // would vanish from their lobby: the seats this browser keeps are looked up one by one and
-    // added to their list, with Play (never Join).
-    const listed = new Set(lists.flatMap((l) => (Array.isArray(l) ? l.map((g) => g.game_id) : [])));
-    const own = await Promise.all(keptSeats().filter(([id]) => !listed.has(id)).slice(0, OWN_LOOKUPS)
-      .map(([id]) => api.game(id).then(summaryOf, () => null)));
-    STATUSES.forEach((status, i) => {
+    const f = this.filters();
+    await Promise.all([this.refreshMine(f), ...STATUSES.map(async (status) => {
       const el = byId(`games-${status}`);
-      if (!Array.isArray(lists[i])) {
-        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${lists[i].message}` }));
-        return;
+      const section = el.closest('section');
+      // A status filter keeps only its own list.
+      if (section) section.hidden = Boolean(f.status) && f.status !== status;
+      if (f.status && f.status !== status) return;
+      try {
+        const games = await api.listGames(status, { name: f.name, limit: this.pages[status] * PAGE });
+        this.renderList(el, status, games ?? []);
+        this.moreButton(el, status, games ?? [], { status, name: f.name });
+      } catch (e) {
+        clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
       }
-      const mine = own.filter((g) => g?.status === status);
-      const games = [...mine, ...lists[i]].sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')));
-      this.renderList(el, status, games);
-    });
+    })]);
+  }
+
+  /** "More" under a full list: the next page, after the list's last game (the `before` cursor). */
+  moreButton(el, key, games, query) {
+    if (games.length < this.pages[key] * PAGE) return;
+    const last = games[games.length - 1]?.game_id;
+    el.append(h('button', {
+      type: 'button', class: 'small quiet more', 'data-more': key, text: 'More',
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          const { status, ...rest } = query;
+          const next = await api.listGames(status, { ...rest, before: last, limit: PAGE });
+          this.pages[key] += 1;
+          if (key === 'mine') await this.refreshMine(this.filters());
+          else {
+            const all = games.concat(next ?? []);
+            this.renderList(el, key, all);
+            this.moreButton(el, key, all, query);
+          }
+        } catch (err) {
+          toast(`Could not load more: ${err.message}`, 'error');
+          e.target.disabled = false;
+        }
+      },
+    }));
+  }
+
+  /** My games: the signed-in account's (from the listing, with `you`, `your_move` and
+   *  `waiting_since`) and the seats kept in this browser (each from `GET /api/games/{id}`), your
+   *  move first — longest waiting at the top — then the rest, newest first. */
+  async refreshMine(f) {
+    const el = byId('games-mine');
+    let listed = [];
+    await this.accountKnown;
+    const signedIn = this.signedIn;
+    if (signedIn) {
+      try {
+        listed = await api.listGames(f.status, { mine: true, side: f.side, name: f.name, limit: this.pages.mine * PAGE }) ?? [];
+      } catch (e) {
+        // Signed out elsewhere meanwhile: the seats kept here are still listed.
+        if (e.status !== 401) {
+          clear(el).append(h('p', { class: 'muted', text: `Could not load: ${e.message}` }));
+          return;
+        }
+      }
+    }
+    const known = new Set(listed.map((g) => g.game_id));
+    const kept = await Promise.all(savedSeats().filter((s) => !known.has(s.gameId)).slice(0, MAX_KEPT)
+      .map((seat) => this.keptGame(seat)));
+    const name = f.name.toLowerCase();
+    const mine = listed.concat(kept.filter((g) => g
+      && (!f.status || g.status === f.status)
+      && (!f.side || g.you === f.side)
+      && (!name || String(g.name ?? '').toLowerCase().includes(name))));
+    const waiting = (g) => Date.parse(g.waiting_since ?? '') || Infinity;
+    const yours = mine.filter((g) => g.your_move).sort((a, b) => waiting(a) - waiting(b));
+    const rest = mine.filter((g) => !g.your_move);
+    clear(el);
+    if (!mine.length) {
+      el.append(h('p', { class: 'muted', text: signedIn || savedSeats().length ? 'No games here.' : 'Sign in, or create or join a game: your games are listed here.' }));
+      return;
+    }
+    const ul = h('ul', { class: 'games mine' });
+    for (const g of yours.concat(rest)) ul.append(this.myRow(g));
+    el.append(ul);
+    if (signedIn) this.moreButton(el, 'mine', listed, { status: f.status, mine: true, side: f.side, name: f.name });
+  }
+
+  /** A seat kept in this browser as a listing row (null when its game cannot be read). */
+  async keptGame(seat) {
+    if (this.finishedKept.has(seat.gameId)) return this.finishedKept.get(seat.gameId);
+    try {
+      const g = await api.game(seat.gameId);
+      const toAct = g.to_act ?? g.view?.to_act ?? null;
+      const row = {
+        game_id: g.game_id, name: g.name, status: g.status, seats: g.seats, players: g.players, bots: g.bots,
+        turn: g.view?.turn, phase: g.view?.phase, result: g.view?.result ?? null, clock: g.clock,
+        you: seat.side, your_move: g.status !== 'finished' && toAct === seat.side,
+        waiting_since: g.waiting_since, kept: true,
+      };
+      if (g.status === 'finished') this.finishedKept.set(seat.gameId, row);
+      return row;
+    } catch {
+      return null;
+    }
+  }
+
+  myRow(g) {
+    const id = encodeURIComponent(g.game_id);
+    const seat = seatFor(g.game_id);
+    const finished = g.status === 'finished';
+    const buttons = [];
+    if (!finished) buttons.push(h('a', { class: `button small${g.your_move ? ' primary' : ''}`, href: seat ? `#game=${id}` : `#watch=${id}`, text: seat ? 'Play' : 'Open' }));
+    else buttons.push(h('a', { class: 'button small', href: seat ? `#game=${id}` : `#replay=${id}`, text: 'Open' }));
+    const state = finished ? (g.result?.text ?? 'finished')
+      : g.status === 'open' ? 'waiting for a player' : `turn ${g.turn ?? '?'}, ${String(g.phase ?? '').replace(/_/g, ' ')}`;
+    const move = g.your_move ? h('span', { class: 'your-move', text: `your move${g.waiting_since ? ` · ${waited(g.waiting_since)}` : ''}` })
+      : !finished && g.status !== 'open' ? h('span', { class: 'muted', text: 'their move' }) : null;
+    return h('li', { class: `game-row${g.your_move ? ' is-your-move' : ''}`, 'data-game': g.game_id, 'data-your-move': g.your_move ? 'true' : 'false' },
+      h('div', { class: 'game-name' }, move, move ? ' ' : null, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${state}` })),
+      h('div', { class: 'game-meta muted', text: `You: ${SIDE_NAME[g.you] ?? '?'} · ${seatsText(g)}${g.kept ? ' · kept in this browser' : ''}` }),
+      h('div', { class: 'button-row' }, buttons));
   }
 
   renderList(el, status, games) {
@@ -101,7 +227,7 @@ export class Lobby {
       return;
     }
     const ul = h('ul', { class: 'games' });
-    for (const g of games.slice(0, 50)) {
+    for (const g of games) {
       const seat = seatFor(g.game_id);
       const id = encodeURIComponent(g.game_id);
       const buttons = [];
@@ -176,15 +302,6 @@ function timeControlOf(value) {
   return undefined;
 }
 
-/** A game as `GET /api/games/{id}` gives it, in the listing's shape. */
-function summaryOf(g) {
-  return {
-    game_id: g.game_id, name: g.name, status: g.status, seats: g.seats, bots: g.bots, players: g.players,
-    turn: g.view?.turn, phase: g.view?.phase, result: g.view?.result ?? null,
-    created_at: seatFor(g.game_id)?.saved, visibility: g.visibility, own: true,
-  };
-}
-
 function freeSeat(g) {
   const s = g.seats;
   if (!s) return null;
@@ -204,6 +321,17 @@ function seatsText(g) {
 export function botsText(g) {
   const names = Object.entries(g?.bots ?? {}).map(([side, level]) => `${SIDE_NAME[side]}: computer, ${level}`);
   return names.length ? names.join(' · ') : null;
+}
+
+/** How long since `iso`, shortly: `12 min`, `3 h`, `2 d`. */
+export function waited(iso, now = Date.now()) {
+  const ms = Math.max(0, now - Date.parse(iso));
+  if (!Number.isFinite(ms)) return '';
+  const min = Math.floor(ms / 60000);
+  if (min < 60) return `${Math.max(1, min)} min`;
+  const hours = Math.floor(min / 60);
+  if (hours < 48) return `${hours} h`;
+  return `${Math.floor(hours / 24)} d`;
 }
 
 function when(iso) {

@@ -57,3 +57,10 @@ export function inviteLink(gameId) {
 export function watchLink(gameId) {
   return `${location.origin}${location.pathname}#watch=${encodeURIComponent(gameId)}`;
 }
+
+/** Every seat kept in this browser, newest first: `{gameId, side, token, saved, …}`. */
+export function savedSeats() {
+  return Object.entries(all())
+    .map(([gameId, seat]) => ({ gameId, ...seat }))
+    .sort((a, b) => String(b.saved ?? '').localeCompare(String(a.saved ?? '')));
+}

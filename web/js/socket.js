@@ -88,6 +88,8 @@ export class GameSocket {
       this.on.chat?.(f);
     } else if (f.type === 'clock') {
       this.on.clock?.(f);
+    } else if (f.type === 'rematch') {
+      this.on.rematch?.(f);
     }
     // pong and frames this page does not know are ignored.
   }

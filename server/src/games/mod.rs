@@ -292,6 +292,7 @@ impl Games {
                     .filter(|_| bot_seat.is_none()),
                 access,
                 account,
+                first_to_act: game.to_act(),
             })
             .await;
         match written {

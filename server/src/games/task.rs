@@ -468,6 +468,7 @@ impl GameTask {
             finished,
             snapshot,
             clock: self.clock.filter(|_| clock_moved),
+            to_act: self.game.to_act(),
         };
         let encoded = started.elapsed();
         self.writer.append(entry).await?;
@@ -558,6 +559,7 @@ mod tests {
                     guests: true,
                 },
                 account: None,
+                first_to_act: None,
             })
             .await
             .unwrap();

@@ -10,7 +10,7 @@ use super::rate::Act;
 use crate::games::{Creator, tokens};
 use crate::rules::custom::{Position, PositionError};
 use crate::store::Access;
-use crate::store::{now_ms, rfc3339, seats_of};
+use crate::store::{ListFilter, now_ms, rfc3339, seats_of};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -432,9 +432,17 @@ pub async fn explain(
 pub struct ListQuery {
     status: Option<String>,
     limit: Option<u32>,
+    /// `true`: only the signed-in account's games.
+    mine: Option<bool>,
+    /// With `mine`: only the games where the account holds this side.
+    side: Option<String>,
+    /// Only games whose name contains this, ignoring case.
+    name: Option<String>,
+    /// The cursor: only games listed after this game id (the last one of the previous page).
+    before: Option<String>,
 }
 
-/// `GET /api/games?status=open|active|finished&limit=N`.
+/// `GET /api/games?status=open|active|finished&limit=N&mine=true&side=S&name=T&before=ID`.
 pub async fn list(
     State(app): State<AppState>,
     session: Session,
@@ -449,8 +457,62 @@ pub async fn list(
         })?),
     };
     let limit = q.limit.unwrap_or(DEFAULT_LIST).clamp(1, MAX_LIST);
+    let mine = q.mine.unwrap_or(false);
+    let side = match q.side.as_deref() {
+        None | Some("") => None,
+        Some("allied") => Some(Side::Allied),
+        Some("chinese") => Some(Side::Chinese),
+        Some(s) => {
+            return Err(AppError::bad_request(format!(
+                "side must be allied or chinese, not {s:?}"
+            )));
+        }
+    };
+    if side.is_some() && !mine {
+        return Err(AppError::bad_request(
+            "side picks among your own games: ask with mine=true",
+        ));
+    }
+    let name = match q.name.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(n) if n.chars().count() > MAX_NAME => {
+            return Err(AppError::bad_request(format!(
+                "name: a game name has at most {MAX_NAME} characters"
+            )));
+        }
+        Some(n) => Some(n.to_string()),
+    };
+    let before = match q.before.as_deref() {
+        None | Some("") => None,
+        Some(b) => {
+            let id = Uuid::parse_str(b)
+                .map_err(|_| AppError::bad_request(format!("before: {b:?} is not a game id")))?;
+            let at = app
+                .games
+                .store()
+                .created_at(id)
+                .await?
+                .ok_or_else(|| AppError::bad_request(format!("before: no game {b}")))?;
+            Some((id, at))
+        }
+    };
     let viewer = super::auth::signed_in(&app, &session).await?.map(|a| a.id);
-    let rows = app.games.store().list(status, limit, viewer).await?;
+    if mine && viewer.is_none() {
+        return Err(AppError::new(
+            StatusCode::UNAUTHORIZED,
+            codes::NOT_SIGNED_IN,
+            "mine=true lists the signed-in account's games: sign in first",
+        ));
+    }
+    let filter = ListFilter {
+        status,
+        limit,
+        mine,
+        side,
+        name,
+        before,
+    };
+    let rows = app.games.store().list(&filter, viewer).await?;
     let mut games = rows
         .iter()
         .map(|r| r.to_summary())
@@ -480,7 +542,7 @@ pub async fn game(
         .await?
         .ok_or_else(|| AppError::not_found("no such game"))?;
     let status = row.status()?;
-    let (status, seq, seats, bots, view, clock) =
+    let (status, seq, seats, bots, view, clock, to_act) =
         if status == GameStatus::Finished && app.games.loaded(id).is_none() {
             let store = app.games.store();
             let seq = store.log_len(id).await?;
@@ -493,7 +555,7 @@ pub async fn game(
             let view = String::from_utf8(view.to_vec()).map_err(AppError::internal)?;
             let clock = app.games.store().clock(id).await?;
             let clock = clock.map(|c| c.view(crate::store::now_ms()));
-            (status, seq, seats, bots, view, clock)
+            (status, seq, seats, bots, view, clock, None)
         } else {
             let info = app.games.info(id).await?;
             let view = info.state.view().to_string();
@@ -504,6 +566,7 @@ pub async fn game(
                 info.bots,
                 view,
                 info.clock,
+                info.state.to_act,
             )
         };
     let view = RawValue::from_string(view).map_err(AppError::internal)?;
@@ -519,6 +582,25 @@ pub async fn game(
         legal_actions: Vec::new(),
         players: app.games.store().players(id).await?,
         clock,
+        to_act,
+        waiting_since: match to_act {
+            Some(_) => app
+                .games
+                .store()
+                .waiting(id)
+                .await?
+                .map(|(_, at)| rfc3339(at)),
+            None => None,
+        },
+        rematch: app
+            .games
+            .store()
+            .rematch(id)
+            .await?
+            .map(|r| siege_protocol::RematchInfo {
+                game_id: r.game_id,
+                by: r.by,
+            }),
     }))
 }
 

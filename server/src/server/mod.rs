@@ -18,6 +18,7 @@ mod listener;
 mod lock;
 mod past;
 pub mod rate;
+mod rematch;
 mod ws;
 
 pub use error::{AppError, WireError};
@@ -179,6 +180,8 @@ pub struct AppState {
     last_probe: Arc<AtomicI64>,
     /// Numbers connections in the logs.
     next_conn: Arc<AtomicU64>,
+    /// Rematches being made, and their offers to the finished games' seats.
+    pub rematches: Arc<rematch::Rematches>,
 }
 
 impl AppState {
@@ -211,6 +214,7 @@ impl AppState {
             past: Arc::new(PastStates::new(limits::PAST_STATES)),
             last_probe: Arc::new(AtomicI64::new(0)),
             next_conn: Arc::new(AtomicU64::new(1)),
+            rematches: Arc::new(rematch::Rematches::default()),
         }
     }
 }
@@ -226,6 +230,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}", get(http::game))
         .route("/api/games/{id}/join", post(http::join))
         .route("/api/games/{id}/claim", post(http::claim))
+        .route("/api/games/{id}/rematch", post(rematch::rematch))
         .route("/api/games/{id}/explain", post(http::explain))
         .route("/api/games/{id}/log", get(http::log))
         .route("/api/games/{id}/chat", get(export::chat))

@@ -126,6 +126,15 @@ pub async fn serve(
     } = attached;
     // Chat: subscribed before its history is read, so no message falls between the two.
     let chat_updates = app.chat.subscribe(id);
+    // Rematch offers likewise: subscribed before the stored one is read.
+    let offers = app.rematches.subscribe();
+    let rematch = match you.side() {
+        Some(_) => app.games.store().rematch(id).await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "reading the rematch");
+            None
+        }),
+        None => None,
+    };
     let muted = match you.side() {
         Some(side) => app
             .games
@@ -178,6 +187,11 @@ pub async fn serve(
         connection.out.reply(Message::Text(clock));
     }
     drop(state);
+    if let Some(rematch) = &rematch {
+        connection
+            .out
+            .reply(Message::Text(super::rematch::frame(rematch)));
+    }
     // A client that knows nothing of chat is sent nothing of it until there is some to show.
     if !history.is_empty() || muted {
         connection.out.reply(chat_frame(&ServerFrame::ChatHistory {
@@ -187,7 +201,17 @@ pub async fn serve(
     }
     let (mut sink, stream) = socket.split();
     match connection
-        .run(&mut sink, stream, &app, updates, notices, chat_updates)
+        .run(
+            &mut sink,
+            stream,
+            &app,
+            Feeds {
+                updates,
+                notices,
+                chat: chat_updates,
+                offers,
+            },
+        )
         .await
     {
         Stop::Gone => {}
@@ -294,16 +318,29 @@ fn chat_frame(frame: &ServerFrame<(), (), ()>) -> Message {
     ))
 }
 
+/// What a connection forwards besides its client's frames: the game's updates and notices, its
+/// chat, and rematch offers.
+struct Feeds {
+    updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
+    notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
+    chat: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
+    offers: tokio::sync::broadcast::Receiver<Arc<super::rematch::Offer>>,
+}
+
 impl Connection {
     async fn run(
         &mut self,
         sink: &mut SplitSink<WebSocket, Message>,
         mut stream: SplitStream<WebSocket>,
         app: &AppState,
-        mut updates: tokio::sync::broadcast::Receiver<Arc<Update>>,
-        mut notices: tokio::sync::broadcast::Receiver<Utf8Bytes>,
-        mut chat: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
+        feeds: Feeds,
     ) -> Stop {
+        let Feeds {
+            mut updates,
+            mut notices,
+            mut chat,
+            mut offers,
+        } = feeds;
         let idle = app.limits.idle_timeout;
         let ping_after = idle / 3;
         let mut last_heard = Instant::now();
@@ -362,6 +399,21 @@ impl Connection {
                     Err(RecvError::Lagged(_)) => Ok(()),
                     Err(RecvError::Closed) => {
                         chat = self.chat.hub.subscribe(self.handle.id);
+                        Ok(())
+                    }
+                },
+                offer = offers.recv() => match offer {
+                    // A rematch of this game, for its seats only (the frame holds the invite).
+                    Ok(offer) => {
+                        if offer.finished == self.handle.id && self.you.side().is_some() {
+                            self.out.reply(Message::Text(offer.frame.clone()));
+                        }
+                        Ok(())
+                    }
+                    // A missed offer is given again when the seat next joins.
+                    Err(RecvError::Lagged(_)) => Ok(()),
+                    Err(RecvError::Closed) => {
+                        offers = app.rematches.subscribe();
                         Ok(())
                     }
                 },

@@ -9,11 +9,13 @@ mod access;
 mod chat;
 pub(crate) mod clocks;
 mod expiry;
+mod rematch;
 mod rows;
 mod time;
 pub mod writer;
 
 pub use access::Access;
+pub use rematch::StoredRematch;
 pub use rows::{ActionRow, GameRow, SummaryRow};
 pub use time::{now_ms, rfc3339};
 
@@ -24,6 +26,32 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use std::str::FromStr;
 use std::time::Duration;
 use uuid::Uuid;
+
+/// SQL for the side to act now in game `g` (with `a` its last action row, if any): the last
+/// action's `to_act`, or before any action the game's `first_to_act` (the setup's Allies for a
+/// game created before that column). NULL once finished.
+macro_rules! to_act_sql {
+    () => {
+        "CASE WHEN g.status = 'finished' THEN NULL \
+           WHEN a.seq IS NULL THEN coalesce(g.first_to_act, \
+             CASE WHEN g.position IS NULL THEN 'allied' END) \
+           ELSE a.to_act END"
+    };
+}
+
+/// SQL for when the decision passed to `t.to_act` in game `t.id`: the time of the first action
+/// after the last one that left another side (or nobody known) to act — or, if later, when the
+/// last seat was taken (a player cannot wait before the game has both). A scan back from the
+/// end of the game's log through the trailing actions of one decider, by the primary key.
+macro_rules! waiting_since_sql {
+    () => {
+        "CASE WHEN t.to_act IS NULL THEN NULL ELSE max( \
+           coalesce((SELECT min(a2.at) FROM actions a2 WHERE a2.game_id = t.id AND a2.seq > \
+             (SELECT a3.seq FROM actions a3 WHERE a3.game_id = t.id AND a3.to_act IS NOT t.to_act \
+                ORDER BY a3.seq DESC LIMIT 1)), 0), \
+           coalesce((SELECT max(s.taken_at) FROM seats s WHERE s.game_id = t.id), t.created_at)) END"
+    };
+}
 
 /// How long a connection waits for SQLite's write lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -71,6 +99,8 @@ pub struct NewGame {
     pub access: Access,
     /// The creator's account, when signed in: it holds the creator's seat.
     pub account: Option<i64>,
+    /// The side to act before the first action, for "your move" in listings.
+    pub first_to_act: Option<Side>,
 }
 
 /// The shared handle on the database.
@@ -146,8 +176,8 @@ impl Store {
         let id = game.id.to_string();
         let mut tx = self.pool.begin().await?;
         let inserted = sqlx::query(
-            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator, invite_hash, guests) \
-             SELECT ?1, ?2, ?12, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8, ?10, ?11 \
+            "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator, invite_hash, guests, first_to_act) \
+             SELECT ?1, ?2, ?12, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8, ?10, ?11, ?13 \
              WHERE ?9 IS NULL OR ?8 IS NULL \
                 OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') < ?9",
         )
@@ -164,6 +194,7 @@ impl Store {
         .bind(game.access.guests)
         // A game with a computer in the other seat is active from the start.
         .bind(if game.bot.is_some() { "active" } else { "open" })
+        .bind(game.first_to_act.map(Side::as_str))
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -358,16 +389,22 @@ impl Store {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    /// The most recent games, newest first, optionally of one status.
-    /// Private games are left out unless `viewer` (an account) holds one of their seats.
+    /// The most recent games, newest first, narrowed by `filter`. Private games are left out
+    /// unless `viewer` (an account) holds one of their seats; for the viewer's own games each
+    /// row says which side the viewer holds, whose move it is and since when — all from the
+    /// `to_act` column of the last action row and the seats, without loading any game.
     pub async fn list(
         &self,
-        status: Option<GameStatus>,
-        limit: u32,
+        filter: &ListFilter,
         viewer: Option<i64>,
     ) -> Result<Vec<SummaryRow>, StoreError> {
-        Ok(sqlx::query_as::<_, SummaryRow>(
-            "SELECT g.id, g.name, g.status, g.result, g.created_at, \
+        Ok(sqlx::query_as::<_, SummaryRow>(concat!(
+            "SELECT t.*, \
+               coalesce((SELECT s.side FROM seats s WHERE s.game_id = t.id AND s.account_id = ?3 \
+                  AND s.side = t.to_act), \
+                 (SELECT min(s.side) FROM seats s WHERE s.game_id = t.id AND s.account_id = ?3)) AS you, \
+               ", waiting_since_sql!(), " AS waiting_since \
+             FROM (SELECT g.id, g.name, g.status, g.result, g.created_at, \
                coalesce(a.turn, json_extract(g.position, '$.turn'), 0) AS turn, \
                coalesce(a.phase, json_extract(g.position, '$.phase'), 'allied_setup') AS phase, \
                g.position IS NOT NULL AS custom_start, \
@@ -379,21 +416,63 @@ impl Store {
                (SELECT a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
                   WHERE s.game_id = g.id AND s.side = 'allied') AS allied_name, \
                (SELECT a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
-                  WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_name \
+                  WHERE s.game_id = g.id AND s.side = 'chinese') AS chinese_name, \
+               ", to_act_sql!(), " AS to_act \
              FROM games g \
              LEFT JOIN actions a ON a.game_id = g.id \
                AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
              WHERE (?1 IS NULL OR g.status = ?1) \
                AND (g.invite_hash IS NULL OR EXISTS (SELECT 1 FROM seats s \
                       WHERE s.game_id = g.id AND s.account_id = ?3)) \
+               AND (?4 = 0 OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                      AND s.account_id = ?3 AND (?5 IS NULL OR s.side = ?5))) \
+               AND (?6 IS NULL OR instr(lower(g.name), lower(?6)) > 0) \
+               AND (?7 IS NULL OR g.created_at < ?8 OR (g.created_at = ?8 AND g.id > ?7)) \
              ORDER BY g.created_at DESC, g.id \
-             LIMIT ?2",
-        )
-        .bind(status.map(GameStatus::as_str))
-        .bind(limit)
+             LIMIT ?2) t \
+             ORDER BY t.created_at DESC, t.id",
+        ))
+        .bind(filter.status.map(GameStatus::as_str))
+        .bind(filter.limit)
         .bind(viewer)
+        .bind(filter.mine)
+        .bind(filter.side.map(Side::as_str))
+        .bind(filter.name.as_deref())
+        .bind(filter.before.as_ref().map(|(id, _)| id.to_string()))
+        .bind(filter.before.as_ref().map(|(_, at)| *at))
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    /// The side to act in game `id` and since when (Unix ms), by the same query as the
+    /// listing's: `None` when the game is over or unknown.
+    pub async fn waiting(&self, id: Uuid) -> Result<Option<(Side, i64)>, StoreError> {
+        let row: Option<(Option<String>, Option<i64>)> = sqlx::query_as(concat!(
+            "SELECT t.to_act, ",
+            waiting_since_sql!(),
+            " FROM (SELECT g.id, g.created_at, ",
+            to_act_sql!(),
+            " AS to_act FROM games g \
+             LEFT JOIN actions a ON a.game_id = g.id \
+               AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
+             WHERE g.id = ?) t"
+        ))
+        .bind(id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            Some((Some(side), Some(since))) => Ok(Some((rows::parse_side(&side)?, since))),
+            _ => Ok(None),
+        }
+    }
+
+    /// When game `id` was created (Unix ms), if there is such a game: a listing cursor.
+    pub async fn created_at(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT created_at FROM games WHERE id = ?")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(at,)| at))
     }
 
     /// The latest snapshot of a game after entry `after` and at or before entry `upto`, with
@@ -467,6 +546,23 @@ impl Store {
             })
             .collect()
     }
+}
+
+/// What `GET /api/games` asks for: every part optional but `limit`.
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    /// Only games of this status.
+    pub status: Option<GameStatus>,
+    /// At most this many games.
+    pub limit: u32,
+    /// Only the viewer's own games (the viewer must be signed in).
+    pub mine: bool,
+    /// With `mine`: only the games where the viewer holds this side.
+    pub side: Option<Side>,
+    /// Only games whose name contains this (case-insensitive, ASCII letters).
+    pub name: Option<String>,
+    /// Only games listed after this one (its id and creation time): the cursor of the next page.
+    pub before: Option<(Uuid, i64)>,
 }
 
 /// Which seats of a list of seat rows are taken.

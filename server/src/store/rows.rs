@@ -123,6 +123,13 @@ pub struct SummaryRow {
     pub guests: bool,
     pub allied_name: Option<String>,
     pub chinese_name: Option<String>,
+    /// The side to act now (`None` when finished, or unknown for a game logged before the
+    /// column existed).
+    pub to_act: Option<String>,
+    /// The side the viewing account holds, if it holds one.
+    pub you: Option<String>,
+    /// When the decision passed to the side to act (or the last seat was taken, if later).
+    pub waiting_since: Option<i64>,
 }
 
 impl SummaryRow {
@@ -159,6 +166,17 @@ impl SummaryRow {
                 chinese: self.chinese_name.clone(),
             },
             clock: None,
+            you: self.you.as_deref().map(parse_side).transpose()?,
+            your_move: self
+                .you
+                .as_ref()
+                .map(|you| self.to_act.as_ref() == Some(you)),
+            waiting_since: self
+                .you
+                .as_ref()
+                .and(self.waiting_since)
+                .filter(|_| self.to_act.is_some())
+                .map(rfc3339),
         })
     }
 }

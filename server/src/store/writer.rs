@@ -33,7 +33,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-/// At most this many actions in one transaction (9 parameters each, far under SQLite's limit).
+/// At most this many actions in one transaction (10 parameters each, far under SQLite's limit).
 pub const MAX_BATCH: usize = 512;
 /// Requests waiting for the writer; a full queue makes game tasks wait (back-pressure).
 const QUEUE: usize = 4096;
@@ -62,6 +62,9 @@ pub struct Entry {
     pub snapshot: Option<String>,
     /// A timed game's clock when this action moved it: written in the same transaction.
     pub clock: Option<crate::games::clock::Clock>,
+    /// The side to act after the action (`None` once the game is over): a column of the
+    /// action's own row, so the listing's "your move" costs no extra write.
+    pub to_act: Option<Side>,
 }
 
 /// A write nobody waits for.
@@ -463,7 +466,7 @@ fn chunk_len(n: usize) -> usize {
 /// One multi-row `INSERT` of `chunk`.
 async fn insert(tx: &mut sqlx::SqliteConnection, chunk: &[&Entry]) -> Result<(), StoreError> {
     let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
-        "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) ",
+        "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at, to_act) ",
     );
     insert.push_values(chunk, |mut row, e| {
         row.push_bind(e.game_id.as_str())
@@ -474,7 +477,8 @@ async fn insert(tx: &mut sqlx::SqliteConnection, chunk: &[&Entry]) -> Result<(),
             .push_bind(e.state_hash.as_str())
             .push_bind(i64::from(e.turn))
             .push_bind(e.phase.as_str())
-            .push_bind(e.at);
+            .push_bind(e.at)
+            .push_bind(e.to_act.map(Side::as_str));
     });
     insert.build().execute(&mut *tx).await?;
     Ok(())
@@ -515,6 +519,7 @@ mod tests {
                         guests: true,
                     },
                     account: None,
+                    first_to_act: None,
                 })
                 .await
                 .unwrap();
@@ -537,6 +542,7 @@ mod tests {
             finished: None,
             clock: None,
             snapshot: None,
+            to_act: Some(Side::Chinese),
         }
     }
 
