@@ -18,6 +18,7 @@ import { legal, seqOf, toAct, waitSeq, positions, act, distance, pick, prompt, c
 import { analysisChecks } from './analysis.mjs';
 import { tableChecks } from './table-checks.mjs';
 import { botChecks } from './bot.mjs';
+import { notifyChecks } from './notify.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -717,6 +718,8 @@ await tableChecks(browser, base);
 await analysisChecks(browser, base, { readme: Boolean(process.env.SIEGE_README_SHOT) });
 
 await botChecks(browser, base);
+
+await notifyChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

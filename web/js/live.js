@@ -9,6 +9,7 @@ import { GameLog } from './log.js';
 import { saveSeat, forgetSeat } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { ChatPanel } from './chat.js';
+import { TurnAlert } from './notify.js';
 
 export class LiveGame {
   /** `seat`: {side, token} to play, or null to watch. */
@@ -23,7 +24,9 @@ export class LiveGame {
     });
     this.lastLogged = 0;
     this.title = document.title;
-    table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
+    // The tab's title, icon, sound and notification when it becomes this player's move.
+    this.alert = new TurnAlert(() => byId('game-title').textContent.trim());
+    table.act = seat ? (a) => { this.alert.acted(); return this.socket.act(this.table.state.seq, a); } : null;
     table.explain = seat ? (a) => this.explain(a) : null;
     this.start();
   }
@@ -68,8 +71,7 @@ export class LiveGame {
     badge.hidden = false;
     badge.textContent = f.you === 'spectator' ? 'Watching' : `You: ${SIDE_NAME[f.you]}`;
     badge.className = `you-badge side-${f.you}`;
-    const mine = f.you === f.view.to_act && !f.view.result;
-    document.title = `${mine ? '● Your move — ' : ''}${this.title}`;
+    this.alert.update(f);
     // Actions taken between the log fetch and the join, or skipped while this page was too far
     // behind (the server then sends the current state alone): fetch them so the log has no hole.
     if (f.seq > this.lastLogged) this.fillLog();
@@ -143,6 +145,7 @@ export class LiveGame {
     this.socket?.close();
     this.log.close();
     this.chat.close();
+    this.alert.close();
     document.title = this.title;
   }
 }
