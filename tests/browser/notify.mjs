@@ -12,7 +12,7 @@ import { launch, newPage, shot, check, assert, finish } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, act, toAct, waitSeq } from './drive.mjs';
 
-const PREFER = ['deploy_default', 'end_phase', 'pass', 'resolve', 'stop', 'stop_retreat'];
+const PREFER = ['end_phase', 'deploy_default', 'pass', 'resolve', 'stop', 'stop_retreat'];
 
 /** The action a test player takes: a step that moves the game on, else the first offered. */
 function pickStep(list) {
@@ -20,7 +20,7 @@ function pickStep(list) {
     const a = list.find((x) => x.type === t);
     if (a) return a;
   }
-  return list[0];
+  return list.find((x) => x.type !== 'undo') ?? list[0];
 }
 
 /** The opponent: a WebSocket seat that keeps the latest state and acts when told to. */
@@ -112,7 +112,8 @@ export async function notifyChecks(browser, base) {
         assert(list.length, 'the Allied page offers a choice');
         notesBefore = await shown();
         beepsBefore = await beeps();
-        await act(page, pickStep(list));
+        const chosen = pickStep(list);
+        await act(page, chosen);
         alliedSteps += 1;
         assert(await shown() === notesBefore, 'no notification for the player\'s own step');
         assert(await beeps() === beepsBefore, 'no tone for the player\'s own step');

@@ -165,9 +165,9 @@ export class TurnAlert {
         }
         store(NOTIFY_KEY, this.notify);
         notify.setAttribute('aria-pressed', String(this.notify));
-        notify.textContent = this.notify ? '🔔 Notify me: on' : '🔔 Notify me';
+        notify.textContent = this.notify ? 'Notify me: on' : 'Notify me';
       },
-      text: this.notify ? '🔔 Notify me: on' : '🔔 Notify me',
+      text: this.notify ? 'Notify me: on' : 'Notify me',
     });
     const hint = h('span', { class: 'hint', id: 'alerts-hint' });
     el.replaceChildren(sound, notify, hint);
