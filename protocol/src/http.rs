@@ -446,3 +446,18 @@ pub enum Visibility {
     Private,
     Public,
 }
+
+/// Where a signed-in player is told that it is their move (`GET` and `POST
+/// /api/account/notifications`). `null` or `""` turns a channel off.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationSettings {
+    /// An e-mail address.
+    #[serde(default)]
+    pub email: Option<String>,
+    /// An `http://` or `https://` URL that is sent a JSON POST.
+    #[serde(default)]
+    pub webhook: Option<String>,
+    /// In answers only: whether this server can send e-mail at all (it has an SMTP relay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_available: Option<bool>,
+}

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod games;
 pub mod load;
 pub mod map_svg;
+pub mod notify;
 pub mod observe;
 pub mod probe;
 pub mod replay;

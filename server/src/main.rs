@@ -127,6 +127,62 @@ struct ServeArgs {
     secure_cookies: bool,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    notify: NotifyArgs,
+}
+
+/// Your-turn e-mail and webhooks for signed-in players (docs/protocol.md, "Notifications").
+#[derive(Args)]
+#[command(next_help_heading = "Notifications")]
+struct NotifyArgs {
+    /// SMTP relay for your-turn e-mail: smtp://HOST:PORT (plain), smtp://HOST:587?tls=required
+    /// (STARTTLS) or smtps://USER:PASS@HOST (TLS); unset: no e-mail. Never logged.
+    #[arg(long, env = "SIEGE_SMTP_URL", hide_env_values = true)]
+    smtp_url: Option<String>,
+    /// The From: of your-turn e-mail.
+    #[arg(
+        long,
+        env = "SIEGE_SMTP_FROM",
+        default_value = "Siege at Peking <siege@localhost>"
+    )]
+    smtp_from: String,
+    /// Where the page is reached (e.g. https://siege.example), for the links in notifications;
+    /// unset: links are relative (/#game=ID).
+    #[arg(long, env = "SIEGE_PUBLIC_URL", default_value = "")]
+    public_url: String,
+    /// Your-turn events waiting for the notifier before more are dropped (logged, counted).
+    #[arg(long, env = "SIEGE_NOTIFY_QUEUE", default_value_t = siege::notify::QUEUE,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    notify_queue: usize,
+    /// Retries of a failed e-mail or webhook, with exponential backoff.
+    #[arg(long, env = "SIEGE_NOTIFY_RETRIES", default_value_t = siege::notify::RETRIES)]
+    notify_retries: u32,
+    /// Seconds one e-mail or webhook attempt may take.
+    #[arg(long, env = "SIEGE_NOTIFY_TIMEOUT_SECS", default_value_t = siege::notify::TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    notify_timeout_secs: u64,
+    /// Milliseconds before the first retry (doubled for each next one).
+    #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MS", default_value_t = siege::notify::BACKOFF_MS)]
+    notify_backoff_ms: u64,
+    /// E-mails and webhooks in flight at once.
+    #[arg(long, env = "SIEGE_NOTIFY_PARALLEL", default_value_t = siege::notify::PARALLEL,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    notify_parallel: usize,
+}
+
+impl NotifyArgs {
+    fn config(self) -> siege::notify::NotifyConfig {
+        siege::notify::NotifyConfig {
+            smtp_url: self.smtp_url.filter(|u| !u.trim().is_empty()),
+            smtp_from: self.smtp_from,
+            public_url: self.public_url,
+            queue: self.notify_queue,
+            retries: self.notify_retries,
+            timeout: std::time::Duration::from_secs(self.notify_timeout_secs),
+            backoff: std::time::Duration::from_millis(self.notify_backoff_ms),
+            parallel: self.notify_parallel,
+        }
+    }
 }
 
 /// The limits that keep one client from filling, starving or stalling the server
@@ -327,6 +383,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         config.limits = args.limits.limits();
         config.secure_cookies = args.secure_cookies;
+        config.notify = args.notify.config();
         let mut server = Server::bind(&config).await.context("starting the server")?;
         if let Some(stages) = stages {
             let routes = siege::load::routes::bench(

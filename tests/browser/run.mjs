@@ -22,6 +22,7 @@ import { botChecks } from './bot.mjs';
 import { accountChecks } from './accounts.mjs';
 import { chatChecks } from './chat.mjs';
 import { myGamesChecks } from './my-games.mjs';
+import { notifyChecks } from './notify.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -789,6 +790,7 @@ await accountChecks(browser, base);
 
 await chatChecks(browser, base);
 await myGamesChecks(browser, base);
+await notifyChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

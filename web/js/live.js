@@ -10,6 +10,7 @@ import { saveSeat, forgetSeat, seatFor } from './seats.js';
 import { SIDE_NAME } from './panels.js';
 import { ChatPanel } from './chat.js';
 import { GameClock } from './clock.js';
+import { TurnAlert } from './notify.js';
 
 export class LiveGame {
   /** `seat`: {side, token} to play, or null to watch. */
@@ -24,7 +25,9 @@ export class LiveGame {
     });
     this.lastLogged = 0;
     this.title = document.title;
-    table.act = seat ? (a) => this.socket.act(this.table.state.seq, a) : null;
+    // The tab's title, icon, sound and notification when it becomes this player's move.
+    this.alert = new TurnAlert(() => byId('game-title').textContent.trim());
+    table.act = seat ? (a) => { this.alert.acted(); return this.socket.act(this.table.state.seq, a); } : null;
     this.clock = new GameClock(byId('clocks'), table.act);
     table.explain = seat ? (a) => this.explain(a) : null;
     this.start();
@@ -73,8 +76,7 @@ export class LiveGame {
     badge.hidden = false;
     badge.textContent = f.you === 'spectator' ? 'Watching' : `You: ${SIDE_NAME[f.you]}`;
     badge.className = `you-badge side-${f.you}`;
-    const mine = f.you === f.view.to_act && !f.view.result;
-    document.title = `${mine ? '● Your move — ' : ''}${this.title}`;
+    this.alert.update(f);
     // Actions taken between the log fetch and the join, or skipped while this page was too far
     // behind (the server then sends the current state alone): fetch them so the log has no hole.
     if (f.seq > this.lastLogged) this.fillLog();
@@ -209,6 +211,7 @@ export class LiveGame {
     this.log.close();
     this.chat.close();
     this.clock.close();
+    this.alert.close();
     document.title = this.title;
   }
 }

@@ -70,6 +70,9 @@ pub struct GamesConfig {
     pub snapshot_every: u64,
     /// How the computer players think and pace their moves.
     pub bots: bots::BotConfig,
+    /// Where a game task says that the decision passed to the other side (your-turn
+    /// notifications; off by default).
+    pub notifier: crate::notify::Notifier,
 }
 
 impl Default for GamesConfig {
@@ -80,6 +83,7 @@ impl Default for GamesConfig {
             probe: Probes::off(),
             snapshot_every: SNAPSHOT_EVERY,
             bots: bots::BotConfig::default(),
+            notifier: crate::notify::Notifier::off(),
         }
     }
 }
@@ -661,6 +665,7 @@ impl Games {
                 snapshot_every: inner.config.snapshot_every,
                 bots,
                 clock,
+                notifier: inner.config.notifier.clone(),
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

@@ -17,6 +17,7 @@ use super::frames::{Snapshot, Update, events_frame, events_json};
 use super::handle::{Attached, Claim, Command, GameError, Info};
 use super::snapshot_due;
 use super::tokens::same_hash;
+use crate::notify::{Notifier, YourTurn};
 use crate::probe::{ActionTiming, Probes};
 use crate::rules::{Action, Game, HashVersion, RuleError};
 use crate::store::writer::{Entry, Writer};
@@ -48,6 +49,8 @@ pub(crate) struct Links {
     pub bots: Bots,
     /// A timed game's clock, as stored.
     pub clock: Option<Clock>,
+    /// Told when an action hands the decision to the other side.
+    pub notifier: Notifier,
 }
 
 /// The computer seats of a game and the channel to their driver.
@@ -98,6 +101,8 @@ pub(crate) struct GameTask {
     clock: Option<Clock>,
     /// Frames outside the action stream (clocks) for every connection.
     notices: broadcast::Sender<Utf8Bytes>,
+    /// Told when an action hands the decision to the other side.
+    notifier: Notifier,
 }
 
 impl GameTask {
@@ -117,6 +122,7 @@ impl GameTask {
             snapshot_every,
             bots,
             clock,
+            notifier,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -140,6 +146,7 @@ impl GameTask {
             bots,
             clock,
             notices,
+            notifier,
         })
     }
 
@@ -384,6 +391,7 @@ impl GameTask {
                 if clock_moved {
                     self.announce_clock();
                 }
+                self.hand_over(side);
                 Ok(())
             }
             Err(e) => {
@@ -392,6 +400,21 @@ impl GameTask {
                 self.clock = clock_before;
                 Err(e)
             }
+        }
+    }
+
+    /// After `actor`'s action is in the log: if it handed the decision to the other side, tell
+    /// the notifier (which never waits). The actor's own small steps, each leaving the decision
+    /// with the actor, tell nothing.
+    fn hand_over(&self, actor: Side) {
+        if let Some(next) = self.game.to_act()
+            && next != actor
+        {
+            self.notifier.your_turn(YourTurn {
+                game: self.id,
+                side: next,
+                seq: self.seq,
+            });
         }
     }
 
@@ -595,6 +618,7 @@ mod tests {
                     turns: None,
                 },
                 clock: None,
+                notifier: Notifier::off(),
             },
         )
         .unwrap();

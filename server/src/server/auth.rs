@@ -17,7 +17,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use siege_protocol::{AccountInfo, ChangePassword, Credentials, codes};
+use siege_protocol::{AccountInfo, ChangePassword, Credentials, NotificationSettings, codes};
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
@@ -190,4 +190,56 @@ pub async fn change_password(
     sign_in(&session, &account).await?;
     tracing::info!(account = account.id, "password changed");
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The answer of both notification routes: the stored settings, and whether e-mail can be sent.
+fn settings_answer(app: &AppState, s: crate::notify::Settings) -> Json<NotificationSettings> {
+    Json(NotificationSettings {
+        email: s.email,
+        webhook: s.webhook,
+        email_available: Some(app.email_available),
+    })
+}
+
+/// `GET /api/account/notifications`: where the signed-in player is told it is their move.
+pub async fn notifications(
+    State(app): State<AppState>,
+    session: Session,
+) -> Result<Json<NotificationSettings>, AppError> {
+    let account = require(&app, &session).await?;
+    let stored = crate::notify::settings(app.games.store().pool(), account.id)
+        .await
+        .map_err(crate::store::StoreError::Db)?;
+    Ok(settings_answer(&app, stored))
+}
+
+/// `POST /api/account/notifications`: replace both settings (`null` or `""` turns one off).
+/// A bad address or URL is refused with the reason, and nothing is stored.
+pub async fn set_notifications(
+    State(app): State<AppState>,
+    session: Session,
+    AppJson(body): AppJson<NotificationSettings>,
+) -> Result<Json<NotificationSettings>, AppError> {
+    let account = require(&app, &session).await?;
+    let invalid = |e: crate::notify::NotifyError| {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::BAD_REQUEST,
+            e.to_string(),
+        )
+    };
+    let settings = crate::notify::Settings {
+        email: crate::notify::check_email(body.email.as_deref()).map_err(invalid)?,
+        webhook: crate::notify::check_webhook(body.webhook.as_deref()).map_err(invalid)?,
+    };
+    crate::notify::save_settings(app.games.store().pool(), account.id, &settings)
+        .await
+        .map_err(crate::store::StoreError::Db)?;
+    tracing::info!(
+        account = account.id,
+        email = settings.email.is_some(),
+        webhook = settings.webhook.is_some(),
+        "notification settings changed"
+    );
+    Ok(settings_answer(&app, settings))
 }

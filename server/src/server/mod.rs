@@ -90,6 +90,8 @@ pub struct Config {
     pub limits: Limits,
     /// Whether the session cookie is marked `Secure` (the server is reached over HTTPS).
     pub secure_cookies: bool,
+    /// Your-turn e-mail and webhooks (docs/protocol.md, "Notifications").
+    pub notify: crate::notify::NotifyConfig,
 }
 
 impl Config {
@@ -110,6 +112,7 @@ impl Config {
             bots: crate::games::bots::BotConfig::default(),
             limits: Limits::default(),
             secure_cookies: false,
+            notify: crate::notify::NotifyConfig::default(),
         }
     }
 }
@@ -143,6 +146,8 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Locked(#[from] lock::LockError),
+    #[error("notifications: {0}")]
+    Notify(#[from] crate::notify::NotifyError),
 }
 
 /// What every handler shares.
@@ -169,6 +174,8 @@ pub struct AppState {
     pub accounts: Accounts,
     /// Whether the session cookie is marked `Secure`.
     secure_cookies: bool,
+    /// Whether your-turn e-mail can be sent (an SMTP relay is configured).
+    pub email_available: bool,
     /// The games' chat: checked, stored and delivered apart from the game tasks.
     pub chat: Arc<ChatHub>,
     /// Where expensive requests run.
@@ -209,6 +216,11 @@ impl AppState {
             rates: Arc::new(Rates::new(limits)),
             accounts,
             secure_cookies: config.secure_cookies,
+            email_available: config
+                .notify
+                .smtp_url
+                .as_deref()
+                .is_some_and(|u| !u.trim().is_empty()),
             chat,
             heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
             past: Arc::new(PastStates::new(limits::PAST_STATES)),
@@ -242,6 +254,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/account/login", post(auth::log_in))
         .route("/api/account/logout", post(auth::log_out))
         .route("/api/account/password", post(auth::change_password))
+        .route(
+            "/api/account/notifications",
+            get(auth::notifications).post(auth::set_notifications),
+        )
         .route("/api/{*rest}", any(http::no_route))
         .route("/ws/games/{id}", get(game_socket));
     let next_request = Arc::new(AtomicU64::new(1));
@@ -340,6 +356,7 @@ impl Server {
         }
         let shutdown = CancellationToken::new();
         let games_tracker = TaskTracker::new();
+        let notifier = crate::notify::Notifier::start(&config.notify, &store, shutdown.clone())?;
         let games = Games::new(
             scenario.clone(),
             store.clone(),
@@ -352,6 +369,7 @@ impl Server {
                 probe: config.probe.clone(),
                 snapshot_every: config.snapshot_every,
                 bots: config.bots.clone(),
+                notifier,
             },
         );
         // Games nobody joined are expired before anyone can touch (and so load) them.

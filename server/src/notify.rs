@@ -1,0 +1,561 @@
+//! Your-turn notifications for signed-in players (docs/protocol.md, "Notifications"): an
+//! e-mail (SMTP through `lettre`) and/or a webhook (a JSON POST through `reqwest`) when the
+//! decision passes to a seat held by an account that asked for them.
+//!
+//! Everything here runs off the game path. A game task that has durably appended an action
+//! which hands the decision to the other side calls [`Notifier::your_turn`], which only tries
+//! to put a small event in a bounded channel: a full channel drops the event with a log line
+//! and a metric, and never makes the game wait. One background task takes the events, looks up
+//! the seat's account and its settings, and claims the seat's `notified_seq` marker in the
+//! database (a conditional update), so that a waiting period is notified at most once — across
+//! restarts too. The deliveries then run as their own tasks, at most [`NotifyConfig::parallel`]
+//! at once, each with a timeout and a few retries with exponential backoff.
+//!
+//! Secrets never reach a log: not the SMTP URL (it may hold a password), not the addresses,
+//! not the webhook URL (its query may hold a token).
+
+use crate::store::Store;
+use siege_protocol::Side;
+use sqlx::SqlitePool;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// Events waiting for the notifier before more are dropped.
+pub const QUEUE: usize = 256;
+/// Tries of one delivery after the first fails.
+pub const RETRIES: u32 = 3;
+/// Seconds one delivery attempt (an SMTP exchange, a webhook POST) may take.
+pub const TIMEOUT_SECS: u64 = 10;
+/// Milliseconds before the first retry; each later retry waits twice as long.
+pub const BACKOFF_MS: u64 = 1000;
+/// Deliveries in flight at once.
+pub const PARALLEL: usize = 8;
+/// The longest e-mail address accepted (RFC 5321's path limit).
+pub const MAX_EMAIL: usize = 254;
+/// The longest webhook URL accepted.
+pub const MAX_WEBHOOK: usize = 2048;
+
+/// Events dropped because the notifier's channel was full.
+pub const DROPPED: &str = "siege_notifications_dropped_total";
+/// Messages delivered, by channel (`email`, `webhook`).
+pub const SENT: &str = "siege_notifications_sent_total";
+/// Messages given up after every retry, by channel.
+pub const FAILED: &str = "siege_notifications_failed_total";
+
+/// How notifications are sent. Its `Debug` hides the SMTP URL (it may hold a password).
+#[derive(Clone)]
+pub struct NotifyConfig {
+    /// The SMTP relay, e.g. `smtp://127.0.0.1:2525` (plain), `smtp://host:587?tls=required`
+    /// (STARTTLS), `smtps://user:pass@host` (TLS); none: no e-mail is sent.
+    pub smtp_url: Option<String>,
+    /// The `From:` of the e-mails.
+    pub smtp_from: String,
+    /// Where the page is reached, e.g. `https://siege.example`: links are `{public_url}/#game=ID`
+    /// (relative when empty).
+    pub public_url: String,
+    /// Events waiting before more are dropped.
+    pub queue: usize,
+    /// Retries of a failed delivery.
+    pub retries: u32,
+    /// How long one attempt may take.
+    pub timeout: Duration,
+    /// The wait before the first retry (doubled for each next one).
+    pub backoff: Duration,
+    /// Deliveries in flight at once.
+    pub parallel: usize,
+}
+
+impl std::fmt::Debug for NotifyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotifyConfig")
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "(set)"))
+            .field("smtp_from", &self.smtp_from)
+            .field("public_url", &self.public_url)
+            .field("queue", &self.queue)
+            .field("retries", &self.retries)
+            .field("timeout", &self.timeout)
+            .field("backoff", &self.backoff)
+            .field("parallel", &self.parallel)
+            .finish()
+    }
+}
+
+impl Default for NotifyConfig {
+    fn default() -> NotifyConfig {
+        NotifyConfig {
+            smtp_url: None,
+            smtp_from: "Siege at Peking <siege@localhost>".into(),
+            public_url: String::new(),
+            queue: QUEUE,
+            retries: RETRIES,
+            timeout: Duration::from_secs(TIMEOUT_SECS),
+            backoff: Duration::from_millis(BACKOFF_MS),
+            parallel: PARALLEL,
+        }
+    }
+}
+
+/// Why the notifier could not start, or settings were refused.
+#[derive(Debug, thiserror::Error)]
+pub enum NotifyError {
+    /// A setting outside the rules; the message names which and why.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the SMTP URL is not usable: {0}")]
+    Smtp(String),
+    #[error("the --smtp-from address is not usable: {0}")]
+    From(String),
+    #[error("the webhook client could not be built: {0}")]
+    Client(String),
+}
+
+/// One seat's decision: the action `seq` handed `side` of `game` the move.
+#[derive(Clone, Copy, Debug)]
+pub struct YourTurn {
+    pub game: Uuid,
+    pub side: Side,
+    pub seq: u64,
+}
+
+/// The game tasks' end of the notifier: cheap to clone; a disabled one does nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Notifier {
+    tx: Option<mpsc::Sender<YourTurn>>,
+}
+
+impl Notifier {
+    /// A notifier that sends nothing (tests of the game path, the library without a server).
+    pub fn off() -> Notifier {
+        Notifier { tx: None }
+    }
+
+    /// Start the background notifier on `store`, until `shutdown`.
+    pub fn start(
+        config: &NotifyConfig,
+        store: &Store,
+        shutdown: CancellationToken,
+    ) -> Result<Notifier, NotifyError> {
+        let mail = match &config.smtp_url {
+            Some(url) if !url.trim().is_empty() => Some(Mail::new(url, config)?),
+            _ => None,
+        };
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| NotifyError::Client(e.to_string()))?;
+        let (tx, rx) = mpsc::channel(config.queue.max(1));
+        let worker = Worker {
+            pool: store.pool().clone(),
+            mail: mail.map(Arc::new),
+            http,
+            config: config.clone(),
+            permits: Arc::new(Semaphore::new(config.parallel.max(1))),
+        };
+        tracing::info!(
+            email = worker.mail.is_some(),
+            queue = config.queue,
+            "your-turn notifier started"
+        );
+        tokio::spawn(worker.run(rx, shutdown));
+        Ok(Notifier { tx: Some(tx) })
+    }
+
+    /// Tell the notifier that `turn.side` is to act after `turn.seq`. Never waits: with the
+    /// channel full the event is dropped, logged and counted.
+    pub fn your_turn(&self, turn: YourTurn) {
+        let Some(tx) = &self.tx else {
+            return;
+        };
+        match tx.try_send(turn) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                metrics::counter!(DROPPED).increment(1);
+                tracing::warn!(game = %turn.game, side = turn.side.as_str(), seq = turn.seq,
+                    "notification dropped: the notifier's queue is full");
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+        }
+    }
+}
+
+/// An e-mail address, checked by `lettre`'s parser; `None` for an empty one.
+pub fn check_email(email: Option<&str>) -> Result<Option<String>, NotifyError> {
+    let Some(email) = email.map(str::trim).filter(|e| !e.is_empty()) else {
+        return Ok(None);
+    };
+    if email.len() > MAX_EMAIL {
+        return Err(NotifyError::Invalid(format!(
+            "an e-mail address has at most {MAX_EMAIL} characters"
+        )));
+    }
+    email
+        .parse::<lettre::Address>()
+        .map_err(|e| NotifyError::Invalid(format!("the e-mail address is not valid: {e}")))?;
+    Ok(Some(email.to_string()))
+}
+
+/// A webhook URL: `http://` or `https://` with a host, no user name or password; `None` for an
+/// empty one.
+pub fn check_webhook(url: Option<&str>) -> Result<Option<String>, NotifyError> {
+    let Some(url) = url.map(str::trim).filter(|u| !u.is_empty()) else {
+        return Ok(None);
+    };
+    if url.len() > MAX_WEBHOOK {
+        return Err(NotifyError::Invalid(format!(
+            "a webhook URL has at most {MAX_WEBHOOK} characters"
+        )));
+    }
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| NotifyError::Invalid(format!("the webhook URL is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(NotifyError::Invalid(format!(
+            "the webhook URL must start with http:// or https://, not {}://",
+            parsed.scheme()
+        )));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(NotifyError::Invalid("the webhook URL has no host".into()));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(NotifyError::Invalid(
+            "the webhook URL must not carry a user name or password".into(),
+        ));
+    }
+    Ok(Some(url.to_string()))
+}
+
+/// An account's notification settings as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    pub email: Option<String>,
+    pub webhook: Option<String>,
+}
+
+/// The settings of account `id`.
+pub async fn settings(pool: &SqlitePool, id: i64) -> Result<Settings, sqlx::Error> {
+    let row: Option<(Option<String>, Option<String>)> =
+        sqlx::query_as("SELECT notify_email, notify_webhook FROM accounts WHERE id = ?")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    let (email, webhook) = row.unwrap_or_default();
+    Ok(Settings { email, webhook })
+}
+
+/// Store the settings of account `id` (already checked).
+pub async fn save_settings(pool: &SqlitePool, id: i64, s: &Settings) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE accounts SET notify_email = ?, notify_webhook = ? WHERE id = ?")
+        .bind(&s.email)
+        .bind(&s.webhook)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The SMTP side.
+struct Mail {
+    transport: lettre::AsyncSmtpTransport<lettre::Tokio1Executor>,
+    from: lettre::message::Mailbox,
+}
+
+impl Mail {
+    fn new(url: &str, config: &NotifyConfig) -> Result<Mail, NotifyError> {
+        // The error text of a bad URL is kept, never the URL (it may hold a password).
+        let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url)
+            .map_err(|e| NotifyError::Smtp(e.to_string()))?
+            .timeout(Some(config.timeout))
+            .build();
+        let from = config
+            .smtp_from
+            .parse()
+            .map_err(|e: lettre::address::AddressError| NotifyError::From(e.to_string()))?;
+        Ok(Mail { transport, from })
+    }
+}
+
+/// What one waiting period sends, to whom.
+#[derive(Clone, Debug)]
+struct Delivery {
+    game: Uuid,
+    name: String,
+    side: Side,
+    seq: u64,
+    link: String,
+    account: String,
+}
+
+/// The background task.
+struct Worker {
+    pool: SqlitePool,
+    mail: Option<Arc<Mail>>,
+    http: reqwest::Client,
+    config: NotifyConfig,
+    permits: Arc<Semaphore>,
+}
+
+impl Worker {
+    async fn run(self, mut rx: mpsc::Receiver<YourTurn>, shutdown: CancellationToken) {
+        loop {
+            let turn = tokio::select! {
+                () = shutdown.cancelled() => return,
+                turn = rx.recv() => match turn {
+                    Some(t) => t,
+                    None => return,
+                },
+            };
+            if let Err(e) = self.handle(turn).await {
+                tracing::error!(game = %turn.game, side = turn.side.as_str(), error = %e,
+                    "notification not prepared");
+            }
+        }
+    }
+
+    /// Look the seat up, claim its marker, and start the deliveries.
+    async fn handle(&self, turn: YourTurn) -> Result<(), sqlx::Error> {
+        let row: Option<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT g.name, a.name, a.notify_email, a.notify_webhook \
+             FROM seats s JOIN accounts a ON a.id = s.account_id JOIN games g ON g.id = s.game_id \
+             WHERE s.game_id = ? AND s.side = ?",
+        )
+        .bind(turn.game.to_string())
+        .bind(turn.side.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((name, account, email, webhook)) = row else {
+            return Ok(()); // a guest's seat, or a computer's
+        };
+        let email = email.filter(|_| self.mail.is_some());
+        if email.is_none() && webhook.is_none() {
+            return Ok(());
+        }
+        // At most once per waiting period: only the first event for this seq (or a later one)
+        // claims the marker; it is kept in the database, so a restart sends nothing again.
+        let seq = i64::try_from(turn.seq).unwrap_or(i64::MAX);
+        let claimed = sqlx::query(
+            "UPDATE seats SET notified_seq = ? WHERE game_id = ? AND side = ? \
+             AND (notified_seq IS NULL OR notified_seq < ?)",
+        )
+        .bind(seq)
+        .bind(turn.game.to_string())
+        .bind(turn.side.as_str())
+        .bind(seq)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if claimed == 0 {
+            return Ok(());
+        }
+        let delivery = Delivery {
+            game: turn.game,
+            name,
+            side: turn.side,
+            seq: turn.seq,
+            link: format!(
+                "{}/#game={}",
+                self.config.public_url.trim_end_matches('/'),
+                turn.game
+            ),
+            account,
+        };
+        if let (Some(to), Some(mail)) = (email, &self.mail) {
+            let permit = self.permits.clone().acquire_owned().await;
+            let (mail, d, config) = (mail.clone(), delivery.clone(), self.config.clone());
+            tokio::spawn(async move {
+                let _permit = permit;
+                send_email(&mail, &to, &d, &config).await;
+            });
+        }
+        if let Some(url) = webhook {
+            let permit = self.permits.clone().acquire_owned().await;
+            let (http, d, config) = (self.http.clone(), delivery, self.config.clone());
+            tokio::spawn(async move {
+                let _permit = permit;
+                send_webhook(&http, &url, &d, &config).await;
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The wait before retry `n` (0-based): `backoff`, doubled each time.
+fn backoff(config: &NotifyConfig, n: u32) -> Duration {
+    config.backoff.saturating_mul(1u32 << n.min(16))
+}
+
+/// Try `attempt` once and then up to `config.retries` more times, with exponential backoff;
+/// the outcome is counted and logged (without the destination).
+async fn with_retries<F, Fut>(
+    channel: &'static str,
+    d: &Delivery,
+    config: &NotifyConfig,
+    attempt: F,
+) where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    for n in 0..=config.retries {
+        match tokio::time::timeout(config.timeout, attempt()).await {
+            Ok(Ok(())) => {
+                metrics::counter!(SENT, "channel" => channel).increment(1);
+                tracing::info!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
+                    "your-turn notification sent");
+                return;
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(game = %d.game, seq = d.seq, channel, attempt = n + 1, error = %e,
+                    "your-turn notification failed");
+            }
+            Err(_) => {
+                tracing::warn!(game = %d.game, seq = d.seq, channel, attempt = n + 1,
+                    "your-turn notification timed out");
+            }
+        }
+        if n < config.retries {
+            tokio::time::sleep(backoff(config, n)).await;
+        }
+    }
+    metrics::counter!(FAILED, "channel" => channel).increment(1);
+    tracing::error!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
+        "your-turn notification given up");
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Allied => "Allied",
+        Side::Chinese => "Chinese",
+    }
+}
+
+async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) {
+    use lettre::AsyncTransport;
+    let Ok(to) = to.parse::<lettre::message::Mailbox>() else {
+        tracing::warn!(game = %d.game, "stored e-mail address no longer parses: not sent");
+        return;
+    };
+    let subject = format!("Your move — {}", d.name);
+    // Short lines, so that the body goes as plain 7-bit text.
+    let body = format!(
+        "{},\n\nIt is your move.\n\nGame: {}\nYou play: {}\nAfter action: {}\n\n{}\n\n\
+         You are told once each time the move passes to you.\n\
+         Turn these e-mails off in your account's notification settings.\n",
+        d.account,
+        d.name,
+        side_name(d.side),
+        d.seq,
+        d.link
+    );
+    let message = lettre::Message::builder()
+        .from(mail.from.clone())
+        .to(to)
+        .subject(subject)
+        .header(lettre::message::header::ContentType::TEXT_PLAIN)
+        .body(body);
+    let message = match message {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::error!(game = %d.game, error = %e, "e-mail not built");
+            return;
+        }
+    };
+    with_retries("email", d, config, || {
+        let m = message.clone();
+        async move {
+            mail.transport
+                .send(m)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    })
+    .await;
+}
+
+async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &NotifyConfig) {
+    let body = serde_json::json!({
+        "event": "your_turn",
+        "game_id": d.game.to_string(),
+        "name": d.name,
+        "side": d.side.as_str(),
+        "seq": d.seq,
+        "link": d.link,
+    });
+    with_retries("webhook", d, config, || {
+        let req = http.post(url).json(&body);
+        async move {
+            let resp = req.send().await.map_err(|e| e.without_url().to_string())?;
+            if resp.status().is_success() {
+                Ok(())
+            } else {
+                Err(format!("the receiver answered {}", resp.status()))
+            }
+        }
+    })
+    .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_and_urls_are_checked_with_a_reason() {
+        assert_eq!(check_email(None).unwrap(), None);
+        assert_eq!(check_email(Some("  ")).unwrap(), None);
+        assert_eq!(
+            check_email(Some(" reid@legation.cn ")).unwrap().as_deref(),
+            Some("reid@legation.cn")
+        );
+        for bad in ["reid", "reid@", "@x.cn", "a b@x.cn"] {
+            let e = check_email(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("e-mail address"), "{bad}: {e}");
+        }
+        assert_eq!(
+            check_webhook(Some("https://hooks.example/x?t=1"))
+                .unwrap()
+                .as_deref(),
+            Some("https://hooks.example/x?t=1")
+        );
+        for (bad, why) in [
+            ("ftp://x.example/", "http://"),
+            ("javascript:alert(1)", "http://"),
+            ("not a url", "not a URL"),
+            ("https://user:pw@x.example/", "user name"),
+        ] {
+            let e = check_webhook(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn retries_back_off_exponentially() {
+        let config = NotifyConfig::default();
+        let waits: Vec<u64> = (0..4)
+            .map(|n| backoff(&config, n).as_millis() as u64)
+            .collect();
+        assert_eq!(
+            waits,
+            [BACKOFF_MS, 2 * BACKOFF_MS, 4 * BACKOFF_MS, 8 * BACKOFF_MS]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_drops_without_waiting() {
+        let (tx, mut rx) = mpsc::channel(1);
+        let n = Notifier { tx: Some(tx) };
+        let turn = YourTurn {
+            game: Uuid::nil(),
+            side: Side::Allied,
+            seq: 1,
+        };
+        n.your_turn(turn);
+        n.your_turn(YourTurn { seq: 2, ..turn }); // dropped, not awaited
+        assert_eq!(rx.recv().await.map(|t| t.seq), Some(1));
+        assert!(rx.try_recv().is_err());
+        Notifier::off().your_turn(turn);
+    }
+}

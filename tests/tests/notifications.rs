@@ -1,0 +1,445 @@
+//! Your-turn notifications against a real server (docs/protocol.md, "Notifications"): two
+//! signed-in players with an e-mail address and a webhook each play over the WebSocket; a
+//! local SMTP sink (hand-written here: it is the server that must use a kept SMTP client) and
+//! a local webhook receiver count what arrives. Exactly one e-mail and one webhook per waiting
+//! period, to the player whose move it became, none to the one who acted, none again after a
+//! restart.
+
+use serde_json::{Value, json};
+use siege_tests::TestServer;
+use siege_tests::client::{Http, Ws, action_frame, choose};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+
+/// One e-mail the sink received: its recipients and its text.
+#[derive(Clone, Debug)]
+struct Mail {
+    to: Vec<String>,
+    data: String,
+}
+
+/// A minimal SMTP receiver on 127.0.0.1: enough of RFC 5321 for one client without TLS.
+async fn smtp_sink() -> (u16, Arc<Mutex<Vec<Mail>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mails = Arc::new(Mutex::new(Vec::new()));
+    let kept = mails.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mails = kept.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut lines = BufReader::new(read);
+                let _ = write.write_all(b"220 sink ESMTP\r\n").await;
+                let mut to = Vec::new();
+                loop {
+                    let mut line = String::new();
+                    if lines.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let upper = line.to_ascii_uppercase();
+                    let reply: &[u8] = if upper.starts_with("EHLO") {
+                        b"250-sink\r\n250 8BITMIME\r\n"
+                    } else if upper.starts_with("HELO") || upper.starts_with("MAIL") {
+                        b"250 ok\r\n"
+                    } else if upper.starts_with("RCPT") {
+                        let addr = line.trim().trim_start_matches(|c| c != '<');
+                        to.push(addr.trim_matches(|c| c == '<' || c == '>').to_string());
+                        b"250 ok\r\n"
+                    } else if upper.starts_with("DATA") {
+                        let _ = write.write_all(b"354 go on\r\n").await;
+                        let mut data = String::new();
+                        loop {
+                            let mut l = String::new();
+                            if lines.read_line(&mut l).await.unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if l == ".\r\n" {
+                                break;
+                            }
+                            data.push_str(&l);
+                        }
+                        mails.lock().unwrap().push(Mail {
+                            to: std::mem::take(&mut to),
+                            data,
+                        });
+                        b"250 queued\r\n"
+                    } else if upper.starts_with("QUIT") {
+                        let _ = write.write_all(b"221 bye\r\n").await;
+                        return;
+                    } else if upper.starts_with("RSET") || upper.starts_with("NOOP") {
+                        b"250 ok\r\n"
+                    } else {
+                        b"502 not here\r\n"
+                    };
+                    let _ = write.write_all(reply).await;
+                }
+            });
+        }
+    });
+    (port, mails)
+}
+
+/// A minimal webhook receiver: records every POST's path and JSON body. The first request it
+/// sees is answered 503, so that the server's retry is exercised; the rest 204.
+async fn webhook_sink() -> (u16, Arc<Mutex<Vec<(String, Value)>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hooks = Arc::new(Mutex::new(Vec::new()));
+    let kept = hooks.clone();
+    let first = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let (hooks, first) = (kept.clone(), first.clone());
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut reader = BufReader::new(read);
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let path = request.split(' ').nth(1).unwrap_or("").to_string();
+                    let mut length = 0usize;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h == "\r\n" {
+                            break;
+                        }
+                        let lower = h.to_ascii_lowercase();
+                        if let Some(v) = lower.strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    let fail = first.swap(false, std::sync::atomic::Ordering::SeqCst);
+                    if fail {
+                        let _ = write
+                            .write_all(b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n")
+                            .await;
+                        continue;
+                    }
+                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    hooks.lock().unwrap().push((path, value));
+                    let _ = write
+                        .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
+                        .await;
+                }
+            });
+        }
+    });
+    (port, hooks)
+}
+
+/// What side `side` (0 allied, 1 chinese) should have received: one of each per hand-over.
+fn want(expected: &[Vec<u64>; 2], side: usize) -> Received {
+    Received {
+        mails: expected[side].clone(),
+        hooks: expected[side].clone(),
+    }
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_default()
+}
+
+async fn signed_up(server: &TestServer, name: &str) -> Http {
+    let http = server.http.stranger();
+    let (s, b) = http
+        .post_json(
+            "/api/account/signup",
+            json!({"name": name, "password": "legation1900"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    http
+}
+
+/// What each side has been sent so far: the seqs of the e-mails and of the webhooks.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Received {
+    mails: Vec<u64>,
+    hooks: Vec<u64>,
+}
+
+fn received(
+    mails: &Mutex<Vec<Mail>>,
+    hooks: &Mutex<Vec<(String, Value)>>,
+    address: &str,
+    side: &str,
+) -> Received {
+    let mut r = Received::default();
+    for m in mails.lock().unwrap().iter() {
+        if m.to.iter().any(|t| t == address) {
+            // "After action: N" in the body names the waiting period.
+            let seq = m
+                .data
+                .split("After action: ")
+                .nth(1)
+                .and_then(|rest| rest.split(['\r', '\n']).next())
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no seq in the e-mail: {}", m.data));
+            r.mails.push(seq);
+        }
+    }
+    for (path, body) in hooks.lock().unwrap().iter() {
+        if path == &format!("/hook/{side}") {
+            assert_eq!(body["side"], side, "{body}");
+            assert_eq!(body["event"], "your_turn", "{body}");
+            r.hooks.push(body["seq"].as_u64().expect("seq"));
+        }
+    }
+    r.mails.sort_unstable();
+    r.hooks.sort_unstable();
+    r
+}
+
+/// Wait until `done` holds (the deliveries run in the background), or give up after a while.
+async fn eventually(mut done: impl FnMut() -> bool) {
+    for _ in 0..200 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The two players' sockets and states.
+struct Table {
+    allied: Ws,
+    chinese: Ws,
+    a: Value,
+    c: Value,
+}
+
+impl Table {
+    async fn sit(url: &str, allied: &Http, chinese: &Http) -> Table {
+        let mut a_ws = Ws::connect_with_cookie(url, &allied.cookie().unwrap()).await;
+        a_ws.send(json!({"type": "join"})).await;
+        let (_, a) = a_ws.next_state().await;
+        assert_eq!(a["you"], "allied");
+        let mut c_ws = Ws::connect_with_cookie(url, &chinese.cookie().unwrap()).await;
+        c_ws.send(json!({"type": "join"})).await;
+        let (_, c) = c_ws.next_state().await;
+        assert_eq!(c["you"], "chinese");
+        Table {
+            allied: a_ws,
+            chinese: c_ws,
+            a,
+            c,
+        }
+    }
+
+    fn to_act(&self) -> Option<String> {
+        self.a["view"]["to_act"].as_str().map(str::to_string)
+    }
+
+    /// One random legal action by the side to act; returns (actor, seq after, side to act after).
+    async fn step(&mut self, rng: &mut rand_chacha::ChaCha8Rng) -> (String, u64, Option<String>) {
+        let actor = self.to_act().expect("the game goes on");
+        let (ws, state) = if actor == "allied" {
+            (&mut self.allied, &self.a)
+        } else {
+            (&mut self.chinese, &self.c)
+        };
+        let action = choose(rng, state).expect("a legal action");
+        ws.send(action_frame(state, &action)).await;
+        self.a = self.allied.next_state().await.1;
+        self.c = self.chinese.next_state().await.1;
+        let seq = self.a["seq"].as_u64().unwrap();
+        (actor, seq, self.to_act())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_restart() {
+    let (smtp_port, mails) = smtp_sink().await;
+    let (hook_port, hooks) = webhook_sink().await;
+    let configure = move |c: &mut siege::server::Config| {
+        c.notify.smtp_url = Some(format!("smtp://127.0.0.1:{smtp_port}"));
+        c.notify.smtp_from = "Siege <siege@test.invalid>".into();
+        c.notify.public_url = "https://siege.test.invalid".into();
+        c.notify.backoff = Duration::from_millis(20);
+    };
+    let server = TestServer::start_with(configure).await;
+
+    // The settings: signed in only, checked, each refusal saying what is wrong.
+    let (s, b) = server
+        .http
+        .stranger()
+        .get_signed("/api/account/notifications")
+        .await;
+    assert_eq!((s, code(&b)), (401, "not_signed_in"), "{b}");
+    let reid = signed_up(&server, "Reid").await;
+    let conger = signed_up(&server, "Conger").await;
+    let (s, b) = reid.get_signed("/api/account/notifications").await;
+    assert_eq!(
+        (s, b),
+        (
+            200,
+            json!({"email": null, "webhook": null, "email_available": true})
+        )
+    );
+    for (body, why) in [
+        (json!({"email": "reid@"}), "e-mail address"),
+        (json!({"email": "not an address"}), "e-mail address"),
+        (json!({"webhook": "ftp://x.example/"}), "http://"),
+        (json!({"webhook": "nonsense"}), "not a URL"),
+    ] {
+        let (s, b) = reid
+            .post_json("/api/account/notifications", body.clone())
+            .await;
+        assert_eq!((s, code(&b)), (422, "bad_request"), "{body}: {b}");
+        let message = b["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{body}: {message}");
+    }
+    let (_, b) = reid.get_signed("/api/account/notifications").await;
+    assert_eq!(b["email"], Value::Null, "a refusal stored nothing: {b}");
+    for (http, name, side) in [(&reid, "reid", "allied"), (&conger, "conger", "chinese")] {
+        let body = json!({
+            "email": format!("{name}@legation.test"),
+            "webhook": format!("http://127.0.0.1:{hook_port}/hook/{side}"),
+        });
+        let (s, b) = http.post_json("/api/account/notifications", body).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["email"], format!("{name}@legation.test"));
+    }
+
+    // A private game between the two accounts.
+    let (s, created) = reid
+        .post_json(
+            "/api/games",
+            json!({"side": "allied", "name": "Notified siege"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let url = server.http.ws_url(&id);
+    let mut table = Table::sit(&url, &reid, &conger).await;
+
+    // Play until each side has been handed the decision a few times and one side has taken
+    // several steps in a row somewhere.
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1900);
+    let mut expected = [Vec::new(), Vec::new()]; // seqs handing the move to allied, chinese
+    let mut longest_run = 0;
+    let mut run = 0;
+    let mut last_actor = String::new();
+    for _ in 0..400 {
+        if table.to_act().is_none() {
+            break;
+        }
+        let (actor, seq, next) = table.step(&mut rng).await;
+        run = if actor == last_actor { run + 1 } else { 1 };
+        longest_run = longest_run.max(run);
+        last_actor = actor.clone();
+        if let Some(next) = next
+            && next != actor
+        {
+            expected[usize::from(next == "chinese")].push(seq);
+        }
+        if expected.iter().all(|e| e.len() >= 3) && longest_run >= 3 {
+            break;
+        }
+    }
+    assert!(
+        longest_run >= 3,
+        "the test needs one side to take several steps in a row"
+    );
+    assert!(expected.iter().all(|e| e.len() >= 3), "{expected:?}");
+
+    eventually(|| {
+        received(&mails, &hooks, "reid@legation.test", "allied") == want(&expected, 0)
+            && received(&mails, &hooks, "conger@legation.test", "chinese") == want(&expected, 1)
+    })
+    .await;
+    // Nothing more comes after a moment either (no second message for a waiting period).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        received(&mails, &hooks, "reid@legation.test", "allied"),
+        want(&expected, 0)
+    );
+    assert_eq!(
+        received(&mails, &hooks, "conger@legation.test", "chinese"),
+        want(&expected, 1)
+    );
+    // Every e-mail went to one player only; its text names the game and links to it.
+    for m in mails.lock().unwrap().iter() {
+        assert_eq!(m.to.len(), 1, "{m:?}");
+        assert!(m.data.contains("Notified siege"), "{}", m.data);
+        assert!(
+            m.data
+                .contains(&format!("https://siege.test.invalid/#game={id}")),
+            "{}",
+            m.data
+        );
+    }
+    for (_, body) in hooks.lock().unwrap().iter() {
+        assert_eq!(body["game_id"], id.as_str());
+        assert_eq!(body["name"], "Notified siege");
+        assert_eq!(
+            body["link"],
+            format!("https://siege.test.invalid/#game={id}")
+        );
+    }
+
+    // A restart sends nothing again: the seats' markers are in the database.
+    drop(table);
+    let dir = server.stop_keeping_data().await;
+    let sent_before = (mails.lock().unwrap().len(), hooks.lock().unwrap().len());
+    let server = TestServer::start_in(dir, configure).await;
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        (mails.lock().unwrap().len(), hooks.lock().unwrap().len()),
+        sent_before,
+        "nothing is resent after a restart"
+    );
+    // The game goes on: the next hand-over is notified once, as before.
+    let mut next_handover = None;
+    for _ in 0..400 {
+        if table.to_act().is_none() {
+            break;
+        }
+        let (actor, seq, next) = table.step(&mut rng).await;
+        if let Some(next) = next
+            && next != actor
+        {
+            next_handover = Some((next, seq));
+            break;
+        }
+    }
+    let (side, seq) = next_handover.expect("a hand-over after the restart");
+    let i = usize::from(side == "chinese");
+    expected[i].push(seq);
+    let address = ["reid@legation.test", "conger@legation.test"][i];
+    eventually(|| received(&mails, &hooks, address, &side) == want(&expected, i)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(received(&mails, &hooks, address, &side), want(&expected, i));
+    assert_eq!(
+        (mails.lock().unwrap().len(), hooks.lock().unwrap().len()),
+        (sent_before.0 + 1, sent_before.1 + 1)
+    );
+    drop(table);
+    server.stop().await;
+}
