@@ -41,6 +41,30 @@ export async function accountChecks(browser, base) {
     await shot(host, 'acc-01-signed-in-created.png');
   });
 
+  await check('your-turn messages: the signed-in player sets an e-mail and a webhook from the account card; a bad URL is refused in words and stores nothing', async () => {
+    await host.click('#notify-settings');
+    await host.waitForSelector('#notify-form:not([hidden])');
+    await host.fill('#notify-email', 'reid@example.org');
+    await host.fill('#notify-webhook', 'https://hooks.example/siege');
+    await host.click('#notify-save');
+    await host.waitForSelector('#notify-form', { state: 'hidden' });
+    const stored = await host.evaluate(() => fetch('/api/account/notifications').then((r) => r.json()));
+    assert(stored.email === 'reid@example.org' && stored.webhook === 'https://hooks.example/siege', `stored: ${JSON.stringify(stored)}`);
+    await host.click('#notify-settings');
+    await host.waitForSelector('#notify-form:not([hidden])');
+    assert(await host.inputValue('#notify-email') === 'reid@example.org', 'the form shows what is stored');
+    await host.fill('#notify-webhook', 'ftp://nowhere');
+    await expectingConsole(host, /422/, async () => {
+      await host.click('#notify-save');
+      await host.waitForSelector('.toast.error', { timeout: 5000 });
+    });
+    const toastText = await host.locator('.toast.error').last().textContent();
+    assert(/webhook/i.test(toastText), `the refusal names the webhook: ${toastText}`);
+    const after = await host.evaluate(() => fetch('/api/account/notifications').then((r) => r.json()));
+    assert(after.webhook === 'https://hooks.example/siege', `nothing stored: ${JSON.stringify(after)}`);
+    await shot(host, 'acc-02-notify-settings.png');
+  });
+
   await check('private game: not listed to a stranger, no Join; without its code the seat is refused in words', async () => {
     await stranger.goto(`${base}/`);
     await stranger.waitForSelector('#games-open');

@@ -27,12 +27,38 @@ export async function showAccount(onChange) {
         change.hidden = true;
       } catch (err) { toast(err.message, 'error'); }
     });
+    const notices = h('form', { class: 'password-form', id: 'notify-form', hidden: true },
+      h('label', { for: 'notify-email', text: 'E-mail me when it is my move (empty: never)' }),
+      h('input', { id: 'notify-email', type: 'email', autocomplete: 'email', maxlength: 254 }),
+      h('label', { for: 'notify-webhook', text: 'Or POST to this webhook URL (empty: never)' }),
+      h('input', { id: 'notify-webhook', type: 'url', maxlength: 2000, placeholder: 'https://…' }),
+      h('p', { class: 'hint', id: 'notify-hint', text: 'One message each time the move passes to you, however many steps your opponent took.' }),
+      h('button', { type: 'submit', class: 'small', id: 'notify-save', text: 'Save' }));
+    notices.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        await api.setNotifications(byId('notify-email').value.trim(), byId('notify-webhook').value.trim());
+        toast('Your-turn messages saved.');
+        notices.hidden = true;
+      } catch (err) { toast(err.message, 'error'); }
+    });
+    const openNotices = async () => {
+      notices.hidden = !notices.hidden;
+      if (notices.hidden) return;
+      try {
+        const n = await api.notifications();
+        byId('notify-email').value = n.email ?? '';
+        byId('notify-webhook').value = n.webhook ?? '';
+        if (!n.email_available) byId('notify-hint').textContent = 'This server sends no e-mail (no SMTP configured): a webhook still works.';
+      } catch (err) { toast(err.message, 'error'); }
+    };
     card.append(h('h2', { text: 'Account' }),
       h('p', {}, 'Signed in as ', h('b', { id: 'account-name', text: me.name }), '. Games you create or join are kept with your account.'),
       h('div', { class: 'button-row' },
         h('button', { type: 'button', class: 'small', id: 'log-out', text: 'Log out', onclick: async () => { await api.logOut().catch(() => {}); onChange?.(null); showAccount(onChange); } }),
-        h('button', { type: 'button', class: 'small quiet', text: 'Change password…', onclick: () => { change.hidden = !change.hidden; } })),
-      change);
+        h('button', { type: 'button', class: 'small quiet', text: 'Change password…', onclick: () => { change.hidden = !change.hidden; } }),
+        h('button', { type: 'button', class: 'small quiet', id: 'notify-settings', text: 'Your-turn messages…', onclick: openNotices })),
+      change, notices);
     return me;
   }
   delete card.dataset.signedIn;

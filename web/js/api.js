@@ -79,6 +79,14 @@ export const api = {
   async signUp(name, password) { const r = await request('POST', '/api/account/signup', { name, password }); markSignedIn(true); return r; },
   async logIn(name, password) { const r = await request('POST', '/api/account/login', { name, password }); markSignedIn(true); return r; },
   async logOut() { markSignedIn(false); return request('POST', '/api/account/logout'); },
+  /** The signed-in player's your-turn e-mail and webhook (`{email, webhook, email_available}`). */
+  notifications() {
+    return request('GET', '/api/account/notifications');
+  },
+  /** Store them; an empty value turns that channel off. */
+  setNotifications(email, webhook) {
+    return request('POST', '/api/account/notifications', { email: email || null, webhook: webhook || null });
+  },
   changePassword(oldPassword, newPassword) {
     return request('POST', '/api/account/password', { old_password: oldPassword, new_password: newPassword });
   },
