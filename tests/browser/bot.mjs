@@ -66,7 +66,7 @@ export async function botChecks(browser, base) {
 
   await check('play the computer: the lobby lists the game with the computer\'s seat', async () => {
     await page.goto(`${base}/`);
-    const row = page.locator(`.game-row[data-game='${gameId}'] .game-meta`);
+    const row = page.locator(`#games-active .game-row[data-game='${gameId}'] .game-meta`);
     await row.waitFor({ timeout: 15_000 });
     const meta = await row.textContent();
     assert(/Chinese: computer \(normal\)/.test(meta), `the listing names the computer: ${meta}`);

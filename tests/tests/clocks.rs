@@ -51,7 +51,8 @@ struct Seated {
 async fn seated(http: &Http, time_control: Value) -> Seated {
     // Public: the tests read the games back from the listing, as anyone may.
     let mut body = json!({"side": "allied", "name": "timed", "visibility": "public"});
-    if !time_control.is_null() {
+    let timed = !time_control.is_null();
+    if timed {
         body["time_control"] = time_control;
     }
     let (status, created) = http.post("/api/games", body.to_string()).await;
@@ -64,6 +65,11 @@ async fn seated(http: &Http, time_control: Value) -> Seated {
     let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
     let (_, first) = next_state(&mut allied).await;
     next_state(&mut chinese).await;
+    if timed {
+        // A timed game's clock frame follows the first state of each connection.
+        next_clock(&mut allied).await;
+        next_clock(&mut chinese).await;
+    }
     Seated {
         id,
         allied,
@@ -167,14 +173,18 @@ async fn a_live_clock_runs_only_for_the_side_to_decide() {
         "the waiting side's bank stands still"
     );
     // The Allies finish their setup: the decision passes to the Chinese.
+    // The default deployment stays offered once made (it fills only what is unplaced), so it is
+    // taken once, then the phase is ended.
+    let mut deployed = false;
     while state["view"]["to_act"] == "allied" {
         let legal = state["legal_actions"].as_array().unwrap();
         let action = legal
             .iter()
-            .find(|a| a["type"] == "deploy_default")
+            .find(|a| !deployed && a["type"] == "deploy_default")
             .or_else(|| legal.iter().find(|a| a["type"] == "end_phase"))
             .unwrap_or(&legal[0])
             .clone();
+        deployed |= action["type"] == "deploy_default";
         allied.send(action_frame(&state, &action)).await;
         state = next_state(&mut allied).await.1;
     }
