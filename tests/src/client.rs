@@ -235,6 +235,24 @@ impl Ws {
             .expect("websocket send");
     }
 
+    /// Send a frame the server may refuse by closing before it has read all of it: `false` when
+    /// the connection was closed or reset under the send.
+    pub async fn send_text_or_closed(&mut self, text: impl Into<String>) -> bool {
+        match self.stream.send(Message::text(text.into())).await {
+            Ok(()) => true,
+            Err(tokio_tungstenite::tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+                ) =>
+            {
+                false
+            }
+            Err(tokio_tungstenite::tungstenite::Error::ConnectionClosed) => false,
+            Err(e) => panic!("websocket send: {e}"),
+        }
+    }
+
     pub async fn send_binary(&mut self, bytes: Vec<u8>) {
         self.stream
             .send(Message::binary(bytes))
