@@ -372,6 +372,42 @@ pub fn action_frame(state: &Value, action: &Value) -> Value {
     json!({"type": "action", "seq": state["seq"], "action": action})
 }
 
+/// Play up to `n` random actions in a new game (to its end if `n` is larger); returns its id
+/// and the players' last state.
+pub async fn play_random(http: &Http, n: u64, seed: u64) -> (String, Value) {
+    let created = http.create("allied").await;
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let joined = http.join(&id).await;
+    let url = http.ws_url(&id);
+    let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
+    let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    let (_, mut a) = allied.next_state().await;
+    let (_, mut c) = chinese.next_state().await;
+    let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+    for _ in 0..n {
+        let (ws, state) = match a["view"]["to_act"].as_str() {
+            Some("allied") => (&mut allied, &a),
+            Some("chinese") => (&mut chinese, &c),
+            _ => break,
+        };
+        let action = choose(&mut rng, state).unwrap();
+        ws.send(action_frame(state, &action)).await;
+        a = allied.next_state().await.1;
+        c = chinese.next_state().await.1;
+    }
+    (id, a)
+}
+
+/// An action as the log keeps it: an element of `legal_actions` goes back with its `warning`,
+/// which is advice to the player, not part of the action.
+pub fn as_logged(action: &Value) -> Value {
+    let mut action = action.clone();
+    if let Some(fields) = action.as_object_mut() {
+        fields.remove("warning");
+    }
+    action
+}
+
 /// A unique temporary folder for a test's database.
 pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("siege-{tag}-{}", uuid::Uuid::new_v4()));

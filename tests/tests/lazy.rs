@@ -5,14 +5,12 @@
 //! every N of a finished game served from the nearest snapshot is the state a replay from the
 //! seed gives.
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use serde_json::{Value, json};
+use serde_json::json;
 use siege::replay::Replayer;
 use siege::rules::{HashVersion, Scenario};
 use siege_protocol::GameLog;
 use siege_tests::TestServer;
-use siege_tests::client::{Http, Ws, action_frame, choose};
+use siege_tests::client::{Ws, play_random};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,32 +21,6 @@ fn small_snapshots(c: &mut siege::server::Config) {
     c.frame_rate = 1_000_000;
     c.snapshot_every = EVERY;
     c.audit = None;
-}
-
-/// Play up to `n` random actions in a new game (to its end if `n` is larger); returns its id
-/// and the players' last state.
-async fn play(http: &Http, n: u64, seed: u64) -> (String, Value) {
-    let created = http.create("allied").await;
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let joined = http.join(&id).await;
-    let url = http.ws_url(&id);
-    let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
-    let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let (_, mut a) = allied.next_state().await;
-    let (_, mut c) = chinese.next_state().await;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for _ in 0..n {
-        let (ws, state) = match a["view"]["to_act"].as_str() {
-            Some("allied") => (&mut allied, &a),
-            Some("chinese") => (&mut chinese, &c),
-            _ => break,
-        };
-        let action = choose(&mut rng, state).unwrap();
-        ws.send(action_frame(state, &action)).await;
-        a = allied.next_state().await.1;
-        c = chinese.next_state().await.1;
-    }
-    (id, a)
 }
 
 /// Run SQL on a stopped server's database (the append-only triggers dropped first).
@@ -89,7 +61,7 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
         c.idle_unload = Duration::from_millis(300);
     })
     .await;
-    let (id, last) = play(&server.http, 60, 1).await;
+    let (id, last) = play_random(&server.http, 60, 1).await;
     let dir = server.stop_keeping_data().await;
 
     let server = TestServer::start_in(dir, |c| {
@@ -148,8 +120,8 @@ async fn a_cold_game_loads_from_its_snapshot_with_the_tail_hashes_checked() {
     let server = TestServer::start_with(small_snapshots).await;
     // Long enough to pass the setup: no snapshot is taken while a decision can still be taken
     // back (undo), and the hand-made setup can be, all of it.
-    let (intact, intact_state) = play(&server.http, 300, 2).await;
-    let (tampered, tampered_state) = play(&server.http, 300, 3).await;
+    let (intact, intact_state) = play_random(&server.http, 300, 2).await;
+    let (tampered, tampered_state) = play_random(&server.http, 300, 3).await;
     let dir = server.stop_keeping_data().await;
     let snaps = snapshot_seqs(&dir, &tampered).await;
     let last_snapshot = *snaps.last().expect("snapshots were stored");
@@ -188,7 +160,7 @@ async fn a_cold_game_loads_from_its_snapshot_with_the_tail_hashes_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_finds_what_a_snapshot_hides_and_holds_the_game() {
     let server = TestServer::start_with(small_snapshots).await;
-    let (id, _) = play(&server.http, 120, 4).await;
+    let (id, _) = play_random(&server.http, 120, 4).await;
     let dir = server.stop_keeping_data().await;
     // An entry before the last snapshot: loading replays only after the snapshot, so only the
     // audit, replaying from the seed, can see it.
@@ -236,7 +208,7 @@ async fn the_audit_finds_what_a_snapshot_hides_and_holds_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_state_after_every_n_from_snapshots_is_the_replayed_state() {
     let server = TestServer::start_with(small_snapshots).await;
-    let (id, last) = play(&server.http, 100_000, 5).await;
+    let (id, last) = play_random(&server.http, 100_000, 5).await;
     assert!(last["view"]["to_act"].is_null(), "the game finished");
     let (_, log) = server.http.get(&format!("/api/games/{id}/log")).await;
     let log: GameLog = serde_json::from_value(log).unwrap();

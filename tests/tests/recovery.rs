@@ -2,42 +2,15 @@
 //! tampered one is a loud error — the game is held as `corrupt_log`, never silently "fixed" —
 //! while the other games carry on.
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use serde_json::{Value, json};
+use serde_json::json;
 use siege_tests::TestServer;
-use siege_tests::client::{Http, Ws, action_frame, choose};
-
-/// Play `n` random actions in a new game; returns its id and the last state.
-async fn play(http: &Http, n: u64, seed: u64) -> (String, Value) {
-    let created = http.create("allied").await;
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let joined = http.join(&id).await;
-    let url = http.ws_url(&id);
-    let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
-    let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let (_, mut a) = allied.next_state().await;
-    let (_, mut c) = chinese.next_state().await;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for _ in 0..n {
-        let (ws, state) = match a["view"]["to_act"].as_str() {
-            Some("allied") => (&mut allied, &a),
-            Some("chinese") => (&mut chinese, &c),
-            _ => break,
-        };
-        let action = choose(&mut rng, state).unwrap();
-        ws.send(action_frame(state, &action)).await;
-        a = allied.next_state().await.1;
-        c = chinese.next_state().await.1;
-    }
-    (id, a)
-}
+use siege_tests::client::play_random;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_server_rebuilds_intact_games_and_holds_tampered_ones() {
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
-    let (intact, intact_state) = play(&server.http, 30, 1).await;
-    let (tampered, _) = play(&server.http, 30, 2).await;
+    let (intact, intact_state) = play_random(&server.http, 30, 1).await;
+    let (tampered, _) = play_random(&server.http, 30, 2).await;
     let dir = server.stop_keeping_data().await;
 
     // Someone edits the log behind the server's back (the append-only triggers must go first).
