@@ -453,8 +453,11 @@ async fn a_spectator_that_stops_reading_costs_less_than_100_kib() {
         per_reader < 100 * 1024,
         "a stalled spectator costs {per_reader} bytes"
     );
-    // One that reads again catches up: whatever was on its way, then the current state.
-    let current = duel.seq();
+    // One that reads again catches up: whatever was on its way, then the current state — of
+    // the game it watches (the duel sits down at a new game when a random one ends).
+    let (status, shown) = http.get(&format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{shown}");
+    let current = shown["seq"].as_u64().expect("seq");
     let mut one = stalled.pop().expect("a spectator");
     let mut last_state = None;
     use futures_util::StreamExt;
