@@ -353,6 +353,34 @@ export async function tableChecks(browser, base) {
     for (const p of [allied, chinese, watcher]) await p.context().close();
   });
 
+  await check('the invitation leaves the top bar once the opponent has joined, and a finished game never shows it', async () => {
+    // Only the creator's seat is taken: the game waits for its second player.
+    const g = await post(base, '/api/games', { side: 'allied', name: 'invitation' });
+    const page = await newPage(browser, 'invite-host');
+    await page.goto(`${base}/#game=${g.game_id}&token=${g.token}`);
+    await page.waitForFunction(() => document.body.dataset.seq !== undefined);
+    const kept = page.locator('#seat-kept');
+    if (await kept.isVisible()) await kept.click();
+    await page.waitForSelector('#invite-button', { timeout: 10_000 });
+    await shot(page, '39c-invite-while-open.png');
+    // The friend takes the seat (with the invite code, as the link does): the button goes.
+    const j = await post(base, `/api/games/${g.game_id}/join`, { code: g.invite_code });
+    assert(j.token, `the second seat taken: ${JSON.stringify(j)}`);
+    await page.waitForSelector('#invite-button', { state: 'detached', timeout: 15_000 });
+    assert(await page.locator('#seat-button').count() === 1, 'the seat link stays');
+    // The Allied player resigns; the finished game, opened again, offers no invitation.
+    await page.click('#resign');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('#result:not([hidden])', { timeout: 10_000 });
+    await page.reload();
+    await page.waitForSelector('#result:not([hidden])', { timeout: 10_000 });
+    await page.waitForSelector('#seat-button', { timeout: 10_000 });
+    await page.waitForTimeout(500);
+    assert(await page.locator('#invite-button').count() === 0, 'no invitation on a finished game');
+    await shot(page, '39d-finished-no-invite.png');
+    await page.context().close();
+  });
+
   await check('a clock run out: its opponent is offered the win on time and takes it by a click', async () => {
     const game = await freshGame(base, 'timeout', { time_control: { kind: 'live', bank_seconds: 2, increment_seconds: 0 } });
     const { page: chinese } = await seated(browser, base, game, 'chinese', 'timeout-chinese');

@@ -66,7 +66,7 @@ export function renderStatus(el, view, you, scenario) {
   el.append(...[
     h('div', { class: 'track-row' }, h('span', { class: 'track-label', text: 'Turn' }), turns),
     h('div', { class: 'phase-row' }, phases),
-    h('div', { class: 'phase-title', text: `${view.phase_title}${view.step ? ` · ${view.step.replace(/_/g, ' ')}` : ''}` }),
+    h('div', { class: 'phase-title', text: phaseTitle(view) }),
     turnLine, victory,
     // Both players (and spectators) are told the game did not begin from the setup of rule 22.
     view.custom_start ? h('div', { class: 'custom-start', title: 'This game began from a position set up on the analysis board, not from the setup of rule 22', text: 'Custom start: this game began from a position set up on the analysis board.' }) : null,
@@ -270,4 +270,12 @@ export function renderResult(el, view) {
     h('h2', { text: winner ? `${SIDE_NAME[winner] ?? winner} victory` : 'Game over' }),
     h('p', { text: r.text ?? JSON.stringify(r) }));
   el.className = `result-box${winner ? ` side-${winner}` : ''}`;
+}
+
+/** The phase and, when it says more, the step within it ("Chinese Combat · declare attacks";
+ *  not "Game Over · over" nor "Allied Setup · allied setup"). */
+function phaseTitle(view) {
+  const step = view.step ? view.step.replace(/_/g, ' ') : '';
+  const title = view.phase_title ?? '';
+  return step && !title.toLowerCase().includes(step.toLowerCase()) ? `${title} · ${step}` : title;
 }
