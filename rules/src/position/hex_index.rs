@@ -413,7 +413,8 @@ mod tests {
             kept
         };
         let mut last = fresh(&kit);
-        let changes: Vec<Box<dyn Fn(&mut Kit)>> = vec![
+        type Change = Box<dyn Fn(&mut Kit)>;
+        let changes: Vec<Change> = vec![
             // A unit moves onto the map.
             Box::new(move |k: &mut Kit| {
                 k.put("gb1", h);
