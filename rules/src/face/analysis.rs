@@ -85,7 +85,7 @@ fn unknown(unit: &str) -> Value {
 
 fn one(scn: &Scenario, game: &Game, refs: &BTreeMap<String, UnitId>, q: &Query) -> Value {
     let st = game.state();
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     match q {
         Query::Los { from, to } => {
             let s = los::line_of_sight(scn, st, &board, *from, *to);

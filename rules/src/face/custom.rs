@@ -337,7 +337,7 @@ fn check_hexes(
     pos: &Position,
     refs: &BTreeMap<String, UnitId>,
 ) -> Result<(), PositionError> {
-    let board = crate::position::hex_index::HexIndex::new(scn, st);
+    let board = crate::position::hex_index::HexIndex::of(scn, st);
     for p in &pos.units {
         let id = refs[&p.reference];
         let Some(hex) = st.unit(id).hex() else {

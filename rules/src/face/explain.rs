@@ -85,7 +85,7 @@ fn by_rule(scn: &Scenario, st: &State, action: &Action) -> Option<RuleError> {
 
 /// Why a stack in `from` cannot move to `to` (5.1, 6, 7, 18.1).
 fn explain_move(scn: &Scenario, st: &State, from: Hex, to: Hex) -> RuleError {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let side = phasing_side(st.phase);
     if ground(&scn.map, st, to) == Ground::Canal {
         return RuleError::illegal(

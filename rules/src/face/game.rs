@@ -97,6 +97,7 @@ impl Game {
             absent: Vec::new(),
             result: None,
             dice: Dice::from_seed(seed),
+            board: Default::default(),
         };
         Game::from_state(scenario, state)
     }
@@ -296,6 +297,8 @@ impl Game {
         play::apply(&mut ctx, action)?;
         let events = ctx.events;
         let before = std::mem::replace(&mut self.state, state);
+        // The position kept for taking back need not keep its board.
+        before.board.forget();
         self.seq += 1;
         self.legal = std::sync::OnceLock::new();
         if before.dice == self.state.dice {

@@ -64,12 +64,15 @@ impl Kit {
         let mut scn = (*kit.scn).clone();
         scn.map = crate::vocabulary::map::Map::open_ground(&kit.scn.map);
         kit.scn = Arc::new(scn);
+        kit.st.board.forget();
         kit
     }
 
     /// Paint the printed terrain of a hex.
     pub fn paint(&mut self, hex: Hex, t: crate::vocabulary::map::Terrain) {
         Arc::make_mut(&mut self.scn).map.paint(hex, t);
+        // The scenario may change in place: a board remembered for the old terrain is stale.
+        self.st.board.forget();
     }
 
     pub fn board(&self) -> HexIndex {

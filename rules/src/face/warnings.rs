@@ -88,7 +88,7 @@ struct Risky {
 impl Risky {
     /// `None` when nothing `side` can do this step causes such a loss.
     fn of(scn: &Scenario, st: &State, side: Side) -> Option<Risky> {
-        let board = HexIndex::new(scn, st);
+        let board = HexIndex::of(scn, st);
         let mut hexes: Vec<Hex> = Vec::new();
         for c in scn.counters.counters.iter() {
             let Some(h) = st.unit(c.id).hex() else {
@@ -144,8 +144,8 @@ impl Risky {
         play::apply(&mut ctx, action).ok()?;
         let events = ctx.events;
         let mut found: Vec<Warning> = Vec::new();
-        let before = HexIndex::new(scn, st);
-        let board = HexIndex::new(scn, &after);
+        let before = HexIndex::of(scn, st);
+        let board = HexIndex::of(scn, &after);
         // Civilians lost at once (15).
         let lost: Vec<(UnitId, Option<Hex>)> = events
             .iter()

@@ -46,7 +46,7 @@ pub fn push(ctx: &mut Ctx<'_>, side: Side, units: Vec<UnitId>, hexes: Vec<Hex>) 
 
 /// The (unit, hex) pairs open now: a unit still beside an emptied hex.
 fn options(scn: &Scenario, st: &State, units: &[UnitId], hexes: &[Hex]) -> Vec<(UnitId, Hex)> {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let mut out = Vec::new();
     for &u in units {
         let Some(at) = st.unit(u).hex() else { continue };

@@ -60,7 +60,7 @@ pub fn charges(scn: &Scenario, st: &State, g: &Group) -> Vec<(Hex, u8, Hex)> {
         .map(|u| scn.counters.get(*u).movement / 2)
         .min()
         .unwrap_or(0);
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let reach = movement::reach(scn, &board, Side::Allied, g.hex, budget);
     let mut out: Vec<(Hex, u8, Hex)> = Vec::new();
     for x in Hex::all().filter(|h| reach.cost[h.index()] != u8::MAX) {
@@ -183,7 +183,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
     let (points, _) = stacking::load(ctx.scn, ctx.st, &g.units);
     ctx.st.charge_points += points;
     if from != g.hex {
-        let board = HexIndex::new(ctx.scn, ctx.st);
+        let board = HexIndex::of(ctx.scn, ctx.st);
         let budget = g
             .units
             .iter()
@@ -226,7 +226,7 @@ pub fn occupy(ctx: &mut Ctx<'_>) -> bool {
         return false;
     };
     ctx.st.pending.remove(0);
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     if board.enemy_in(side, hex) {
         return true;
     }

@@ -39,7 +39,7 @@ fn placeable(scn: &Scenario, st: &State, board: &HexIndex, hex: Hex) -> bool {
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     match st.step {
         Step::BigGunPlace => {
-            let board = HexIndex::new(scn, st);
+            let board = HexIndex::of(scn, st);
             out.extend(
                 Hex::all()
                     .filter(|h| placeable(scn, st, &board, *h))

@@ -326,7 +326,7 @@ fn targets(
 /// Whether the combat step offers only `end_phase`: no enemy hex can be attacked and no unit
 /// must attack (stops at the first target found).
 pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let side = phasing_side(st.phase);
     if !obligations(scn, st, &board, side).is_empty() {
         return false;
@@ -339,7 +339,7 @@ pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
 
 /// The legal actions of the combat step.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let side = phasing_side(st.phase);
     let Some(d) = &st.declaration else {
         let from = attacker_hexes(scn, st, &board, side);
@@ -546,7 +546,7 @@ pub fn defender_leaders_apply(ctx: &mut Ctx<'_>, action: &Action) {
 /// The prompt of the combat step.
 pub fn prompt(scn: &Scenario, st: &State) -> String {
     let side = phasing_side(st.phase);
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     match &st.declaration {
         None => {
             let must = obligations(scn, st, &board, side);

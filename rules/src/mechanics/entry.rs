@@ -127,7 +127,7 @@ pub fn legal(scn: &Scenario, st: &State, selected: Option<EntryKind>, out: &mut 
     if let Some(kind) = selected {
         let queue = all_of(scn, st, kind);
         if let Some(&u) = queue.first() {
-            let board = HexIndex::new(scn, st);
+            let board = HexIndex::of(scn, st);
             let (points, _) = stacking::load(scn, st, &[u]);
             let edge: Vec<Hex> = perimeter()
                 .into_iter()
@@ -186,7 +186,7 @@ pub fn why_not_enter(
             format!("{hex} is canal: no unit may enter it (5.1, R3)"),
         ));
     }
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     if board.at(hex).side == Some(Side::Allied) {
         return Some(RuleError::illegal(
             codes::ENEMY_HEX,
@@ -299,7 +299,7 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
     let count = units.len().max(1);
     let mut entered: Vec<UnitId> = Vec::new();
     for (i, u) in units.into_iter().enumerate() {
-        let board = HexIndex::new(ctx.scn, ctx.st);
+        let board = HexIndex::of(ctx.scn, ctx.st);
         let (points, _) = stacking::load(ctx.scn, ctx.st, &[u]);
         let start = i * n / count;
         let spot = (0..n)

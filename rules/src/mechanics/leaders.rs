@@ -19,7 +19,7 @@ use siege_protocol::Side;
 /// After a combat unit in `hex` is eliminated: any leader left there without an Allied combat
 /// unit must go to the nearest friendly unit (11.1).
 pub fn displace_if_alone(ctx: &mut Ctx<'_>, hex: Hex) {
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     if board.at(hex).manned {
         return;
     }
@@ -37,7 +37,7 @@ pub fn displace_if_alone(ctx: &mut Ctx<'_>, hex: Hex) {
 
 /// The nearest hexes holding a friendly unit with room for the leader (11.1, 7).
 pub fn destinations(scn: &Scenario, st: &State, leader: UnitId, from: Hex) -> Vec<Hex> {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let mut best: Vec<Hex> = Vec::new();
     let mut best_d = u32::MAX;
     for c in scn
@@ -101,7 +101,7 @@ pub fn prune(ctx: &mut Ctx<'_>) -> bool {
     let Some(Pending::PlaceLeader { leader, from }) = ctx.st.pending.first().cloned() else {
         return false;
     };
-    if ctx.st.unit(leader).loc != Loc::Map(from) || HexIndex::new(ctx.scn, ctx.st).at(from).manned {
+    if ctx.st.unit(leader).loc != Loc::Map(from) || HexIndex::of(ctx.scn, ctx.st).at(from).manned {
         ctx.st.pending.remove(0);
         return true;
     }

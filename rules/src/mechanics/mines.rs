@@ -35,7 +35,7 @@ fn mineable(scn: &Scenario, st: &State, board: &HexIndex, hex: Hex) -> bool {
 /// The hexes a mine may go off in, and passing.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     if st.turn >= FROM_TURN && st.mines_left > 0 {
-        let board = HexIndex::new(scn, st);
+        let board = HexIndex::of(scn, st);
         out.extend(
             Hex::all()
                 .filter(|h| mineable(scn, st, &board, *h))

@@ -147,7 +147,7 @@ pub fn movable(
     // Allied units may not leave an enemy ZOC in the reaction phase (6).
     let in_zoc = match board {
         Some(b) => b.in_zoc_of(Side::Chinese, h),
-        None => HexIndex::new(scn, st).in_zoc_of(Side::Chinese, h),
+        None => HexIndex::of(scn, st).in_zoc_of(Side::Chinese, h),
     };
     !in_zoc
 }
@@ -156,11 +156,11 @@ pub fn movable(
 pub fn anyone_movable(scn: &Scenario, st: &State) -> bool {
     let phase = st.phase;
     let side = phasing_side(phase);
-    let board = (phase == Phase::AlliedReaction).then(|| HexIndex::new(scn, st));
+    let board = (phase == Phase::AlliedReaction).then(|| HexIndex::of(scn, st));
     scn.counters
         .counters
         .iter()
-        .any(|c| c.side == side && movable(scn, st, board.as_ref(), c.id, phase))
+        .any(|c| c.side == side && movable(scn, st, board.as_deref(), c.id, phase))
 }
 
 /// Movement points the stack may still spend: the least allowance among the units that move
@@ -225,12 +225,12 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
     let side = phasing_side(phase);
     // Selecting needs the board only to keep reacting units in enemy ZOC (6).
     let needs_board = group.is_some() || phase == Phase::AlliedReaction;
-    let board = needs_board.then(|| HexIndex::new(scn, st));
+    let board = needs_board.then(|| HexIndex::of(scn, st));
     match group {
         None => {
             let mut stacks: Vec<Hex> = Vec::new();
             for c in scn.counters.counters.iter().filter(|c| c.side == side) {
-                if movable(scn, st, board.as_ref(), c.id, phase) {
+                if movable(scn, st, board.as_deref(), c.id, phase) {
                     out.push(Action::SelectUnit { unit: c.id });
                     if let Some(h) = st.unit(c.id).hex() {
                         stacks.push(h);
@@ -251,7 +251,7 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
         Some(g) => {
             if !g.started {
                 for u in st.units_at(g.hex) {
-                    if !g.units.contains(&u) && movable(scn, st, board.as_ref(), u, phase) {
+                    if !g.units.contains(&u) && movable(scn, st, board.as_deref(), u, phase) {
                         out.push(Action::SelectUnit { unit: u });
                     }
                 }
@@ -259,7 +259,7 @@ pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Ac
                     out.extend(g.units.iter().map(|&unit| Action::UnselectUnit { unit }));
                 }
             }
-            let board = board.unwrap_or_else(|| HexIndex::new(scn, st));
+            let board = board.unwrap_or_else(|| HexIndex::of(scn, st));
             for (to, mp) in destinations(scn, st, &board, side, g, phase) {
                 out.push(Action::Move { to, mp });
             }
@@ -323,7 +323,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
             }
         }
         Action::SelectStack { hex } => {
-            let board = HexIndex::new(ctx.scn, ctx.st);
+            let board = HexIndex::of(ctx.scn, ctx.st);
             let units: Vec<UnitId> = ctx
                 .st
                 .units_at(*hex)
@@ -364,7 +364,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 /// Move a stack along the cheapest path to `to`, taking control of victory hexes passed (21)
 /// and overrunning unmanned artillery (9).
 pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
     let r = reach_to(ctx.scn, &board, side, g.hex, left, to);
     let mp = r.cost[to.index()];

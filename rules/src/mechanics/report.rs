@@ -22,7 +22,7 @@ pub const AUTOMATIC_AE: &str = "automatic AE (8.1.2)";
 
 /// Every number of the declared combat, before the roll (8.2, 9, 11.1, 18).
 pub fn compute(scn: &Scenario, st: &State, d: &Declaration) -> CombatReport {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let mut adjacent = Vec::new();
     let mut ranged = Vec::new();
     let mut attack: u32 = 0;

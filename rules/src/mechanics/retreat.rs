@@ -92,7 +92,7 @@ fn completes(
 /// The next hexes offered: those from which the retreat can end within the stacking limit, or
 /// if there are none, those from which it can end at all (the excess then eliminated, 7).
 fn next_hexes(scn: &Scenario, st: &State, r: &Retreat) -> Vec<Hex> {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let gone = (r.visited.len() - 1) as u8;
     if gone >= r.max {
         return Vec::new();

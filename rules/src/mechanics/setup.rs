@@ -62,7 +62,7 @@ pub fn unready(scn: &Scenario, st: &State) -> Option<String> {
             "{unplaced} Allied units are still to be placed (22)"
         ));
     }
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     for c in scn
         .counters
         .counters
@@ -122,7 +122,7 @@ pub fn why_not_place(
             ),
         ));
     }
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let (points, guns) = stacking::load(scn, st, &[u]);
     if st.unit(u).loc != Loc::Map(hex)
         && let Err(e) = stacking::fits(&board, Side::Allied, hex, points, guns)
@@ -163,7 +163,7 @@ pub fn legal(
         }
     }
     if let Some(u) = selected {
-        let board = HexIndex::new(scn, st);
+        let board = HexIndex::of(scn, st);
         let mut keys: Vec<&str> = Vec::new();
         let mut places: Vec<Hex> = Vec::new();
         let chosen = area.map(|a| area_name_by_index(scn, a));
@@ -281,7 +281,7 @@ fn deploy_default(ctx: &mut Ctx<'_>) {
     todo.sort_by_key(|(u, _)| scn.counters.get(*u).kind.is_passenger());
     let mut placed: Vec<UnitId> = Vec::new();
     for (u, home) in todo {
-        let board = HexIndex::new(scn, ctx.st);
+        let board = HexIndex::of(scn, ctx.st);
         let fits = |h: Hex| can_place(scn, ctx.st, &board, u, h) && company(scn, &board, u, h);
         let spot = if fits(home) {
             Some(home)

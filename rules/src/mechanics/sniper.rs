@@ -32,7 +32,7 @@ pub fn firer(scn: &Scenario, st: &State, board: &HexIndex, leader: UnitId) -> Op
 /// The leaders the sniper may fire at, and passing.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     if !st.sniper_used {
-        let board = HexIndex::new(scn, st);
+        let board = HexIndex::of(scn, st);
         for c in scn
             .counters
             .counters
@@ -52,7 +52,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
     let Action::Snipe { leader } = action else {
         return;
     };
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     let Some(from) = firer(ctx.scn, ctx.st, &board, *leader) else {
         return;
     };

@@ -14,7 +14,7 @@ use crate::vocabulary::units::UnitKind;
 
 /// The units the owner may eliminate from an over-stacked hex.
 pub fn legal(scn: &Scenario, st: &State, hex: Hex, out: &mut Vec<Action>) {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let too_many_guns = board.at(hex).artillery > 1;
     for unit in st.units_at(hex) {
         let kind = scn.counters.get(unit).kind;
@@ -36,7 +36,7 @@ pub fn prune(ctx: &mut Ctx<'_>) -> bool {
     let Some(Pending::Overstack { hex, .. }) = ctx.st.pending.first().cloned() else {
         return false;
     };
-    if stacking::is_legal(&HexIndex::new(ctx.scn, ctx.st), hex) {
+    if stacking::is_legal(&HexIndex::of(ctx.scn, ctx.st), hex) {
         ctx.st.pending.remove(0);
         return true;
     }

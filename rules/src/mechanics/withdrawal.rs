@@ -50,7 +50,7 @@ fn ready(st: &State) -> Vec<(Hex, Vec<UnitId>)> {
 
 /// Rolls, withdrawals and passing.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     for c in scn
         .counters
         .counters
@@ -74,7 +74,7 @@ pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
 pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
     match action {
         Action::AttemptWithdrawal { leader } => {
-            let board = HexIndex::new(ctx.scn, ctx.st);
+            let board = HexIndex::of(ctx.scn, ctx.st);
             let units = covered(ctx.scn, ctx.st, &board, *leader);
             ctx.st.withdrawal_rolled.push(*leader);
             let die = ctx.roll();

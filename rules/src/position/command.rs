@@ -92,7 +92,7 @@ pub fn in_command(scn: &Scenario, st: &State, board: &HexIndex, u: UnitId) -> bo
 
 /// Mark every Allied unit that is out of command at the start of an Allied movement phase.
 pub fn mark(scn: &Scenario, st: &mut State) {
-    let board = HexIndex::new(scn, st);
+    let board = HexIndex::of(scn, st);
     let marks: Vec<bool> = scn
         .counters
         .counters

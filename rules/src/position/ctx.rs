@@ -52,9 +52,10 @@ impl<'a> Ctx<'a> {
         self.st.dice.roll()
     }
 
-    /// The per-hex summary of the current position.
-    pub fn board(&self) -> HexIndex {
-        HexIndex::new(self.scn, self.st)
+    /// The per-hex summary of the current position (remembered in the state while its units
+    /// stay put: [`HexIndex::of`]).
+    pub fn board(&self) -> std::sync::Arc<HexIndex> {
+        HexIndex::of(self.scn, self.st)
     }
 }
 

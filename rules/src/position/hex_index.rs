@@ -1,6 +1,13 @@
 //! A per-hex summary of the position — who occupies each hex, its stacking points, whether an
 //! Allied combat unit mans it, which side's zone of control covers it — built once from the
 //! state so that movement searches and legality checks read arrays instead of scanning units.
+//!
+//! A state keeps the board last built for it ([`BoardMemo`], read through [`HexIndex::of`]):
+//! the legal list of a state, the apply that follows it and every check inside that apply read
+//! one board, built again only once the units, ruins or fortifications it summarises differ
+//! from those it was built from. The memo is checked against exactly what [`HexIndex::new`]
+//! reads, so a remembered board is always the board a fresh build would give (debug builds
+//! build it afresh on every use and assert so).
 
 use crate::position::state::{Loc, State};
 use crate::position::zoc;
@@ -9,6 +16,7 @@ use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::{Ground, printed_ground};
 use crate::vocabulary::units::UnitKind;
 use siege_protocol::Side;
+use std::sync::{Arc, Mutex};
 
 /// What the board knows about one hex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,7 +117,7 @@ impl Packed {
 }
 
 /// The per-hex summary of a position.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HexIndex {
     /// [`Packed`] words by hex index; a plain `u32` vector so that it starts zeroed.
     hexes: Vec<u32>,
@@ -120,7 +128,7 @@ pub struct HexIndex {
 }
 
 /// A set of hexes as one bit per hex.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct HexSet([u64; HEX_COUNT.div_ceil(64)]);
 
 impl HexSet {
@@ -134,6 +142,13 @@ impl HexSet {
 }
 
 impl HexIndex {
+    /// The board of `st`: the one remembered in the state if what it was built from is
+    /// unchanged, otherwise built afresh with [`HexIndex::new`] and remembered. Shared, so that
+    /// a board read before a change stays the board of the position it was read in.
+    pub fn of(scn: &Scenario, st: &State) -> Arc<HexIndex> {
+        st.board.get(scn, st)
+    }
+
     /// Summarise the position: one pass over the units on the map, then the zones of control
     /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> HexIndex {
@@ -245,5 +260,207 @@ impl HexIndex {
             Some(s) if s == side => true,
             Some(_) => side == Side::Chinese && !info.has(NOT_ONLY_GUNS),
         }
+    }
+}
+
+/// What a board was built from: the scenario's address and, of the state, every unit's
+/// location and side shown, the ruins and the fortified hexes — everything [`HexIndex::new`]
+/// reads. Equal inputs, equal boards.
+#[derive(Debug)]
+struct Memo {
+    scenario: usize,
+    units: Vec<(Loc, bool)>,
+    ruins: Vec<Hex>,
+    forts: Vec<Hex>,
+    board: Arc<HexIndex>,
+}
+
+impl Memo {
+    fn build(scn: &Scenario, st: &State) -> Memo {
+        Memo {
+            scenario: scn as *const Scenario as usize,
+            units: st.units.iter().map(|u| (u.loc, u.reduced)).collect(),
+            ruins: st.ruins.clone(),
+            forts: st.fortifications.iter().map(|f| f.hex).collect(),
+            board: Arc::new(HexIndex::new(scn, st)),
+        }
+    }
+
+    /// Whether this board was built from what `scn` and `st` hold now.
+    fn fits(&self, scn: &Scenario, st: &State) -> bool {
+        self.scenario == scn as *const Scenario as usize
+            && self.units.len() == st.units.len()
+            && self
+                .units
+                .iter()
+                .zip(&st.units)
+                .all(|(&(loc, reduced), u)| loc == u.loc && reduced == u.reduced)
+            && self.ruins == st.ruins
+            && self.forts.len() == st.fortifications.len()
+            && self
+                .forts
+                .iter()
+                .zip(&st.fortifications)
+                .all(|(h, f)| *h == f.hex)
+    }
+}
+
+/// The board last built for a state, kept in the state (never serialized, never compared):
+/// building it is a pass over every counter and their zones of control, and the legal list,
+/// the apply that follows and the checks after it would otherwise each build their own for
+/// the same position. A copy of the state shares it until either changes its units.
+#[derive(Default)]
+pub struct BoardMemo(Mutex<Option<Arc<Memo>>>);
+
+impl BoardMemo {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<Memo>>> {
+        // A panic while the lock was held leaves at worst no memo or a complete one.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The board of `st` on `scn`, remembered or built and remembered.
+    fn get(&self, scn: &Scenario, st: &State) -> Arc<HexIndex> {
+        let mut slot = self.slot();
+        if let Some(memo) = slot.as_ref()
+            && memo.fits(scn, st)
+        {
+            debug_assert!(
+                *memo.board == HexIndex::new(scn, st),
+                "the remembered board is the board of the position"
+            );
+            return memo.board.clone();
+        }
+        let memo = Arc::new(Memo::build(scn, st));
+        let board = memo.board.clone();
+        *slot = Some(memo);
+        board
+    }
+
+    /// Forget the remembered board: for a state kept aside (the history of decisions that
+    /// may be taken back), which need not hold one, or whose scenario changed in place.
+    pub fn forget(&self) {
+        *self.slot() = None;
+    }
+}
+
+impl Clone for BoardMemo {
+    fn clone(&self) -> BoardMemo {
+        BoardMemo(Mutex::new(self.slot().clone()))
+    }
+}
+
+impl std::fmt::Debug for BoardMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoardMemo")
+    }
+}
+
+/// A memo is not part of the position: any two are equal, so states compare by what they hold.
+impl PartialEq for BoardMemo {
+    fn eq(&self, _: &BoardMemo) -> bool {
+        true
+    }
+}
+
+impl Eq for BoardMemo {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::game::Game;
+    use crate::face::random::Bot;
+    use crate::face::testkit::{Kit, scenario};
+    use crate::position::state::Fortification;
+
+    /// The remembered board equals a fresh one after every action of whole random games, and
+    /// a state whose units have not changed answers with the very same board.
+    #[test]
+    fn the_remembered_board_is_always_the_fresh_board_of_random_games() {
+        let scn = scenario();
+        for seed in 1..=3u8 {
+            let mut game = Game::new(scn.clone(), [seed; 32]);
+            let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+            let mut actions = 0;
+            while let Some(side) = game.to_act() {
+                let legal = game.legal_actions(side);
+                let action = bot.choose(&game, &legal).expect("a legal action").clone();
+                game.apply(side, &action).expect("legal actions apply");
+                actions += 1;
+                let st = game.state();
+                let kept = HexIndex::of(&scn, st);
+                assert!(
+                    *kept == HexIndex::new(&scn, st),
+                    "seed {seed}, after action {actions} ({action:?})"
+                );
+                assert!(Arc::ptr_eq(&kept, &HexIndex::of(&scn, st)), "built once");
+            }
+            assert!(
+                actions > 100,
+                "seed {seed}: a whole game, {actions} actions"
+            );
+        }
+    }
+
+    /// Each input of the board, changed alone, makes the state's board be built again.
+    #[test]
+    fn every_input_of_the_board_invalidates_it() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        let h = kit.some_clear_hex();
+        let fresh = |kit: &Kit| {
+            let kept = HexIndex::of(&kit.scn, &kit.st);
+            assert!(*kept == HexIndex::new(&kit.scn, &kit.st));
+            kept
+        };
+        let mut last = fresh(&kit);
+        type Change = Box<dyn Fn(&mut Kit)>;
+        let changes: Vec<Change> = vec![
+            // A unit moves onto the map.
+            Box::new(move |k: &mut Kit| {
+                k.put("gb1", h);
+            }),
+            // It turns to its reduced side: fewer stacking points.
+            Box::new(|k: &mut Kit| {
+                let u = k.id("gb1");
+                k.st.unit_mut(u).reduced = true;
+            }),
+            // Its hex is ruined.
+            Box::new(move |k: &mut Kit| {
+                k.st.ruins.push(h);
+                k.st.ruins.sort();
+            }),
+            // And fortified.
+            Box::new(move |k: &mut Kit| {
+                k.st.fortifications.push(Fortification {
+                    hex: h,
+                    built_by: Side::Allied,
+                });
+            }),
+            // It is eliminated.
+            Box::new(|k: &mut Kit| {
+                let u = k.id("gb1");
+                k.st.unit_mut(u).loc = Loc::Eliminated;
+            }),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            change(&mut kit);
+            let now = fresh(&kit);
+            assert!(*now != *last, "change {i} changes the board");
+            last = now;
+        }
+        // A copy shares the board until it changes; the original keeps its own.
+        let copy = kit.st.clone();
+        assert!(Arc::ptr_eq(&HexIndex::of(&kit.scn, &copy), &last));
+        let mut moved = copy.clone();
+        let u = kit.id("gb1");
+        moved.unit_mut(u).loc = Loc::Map(h);
+        assert!(*HexIndex::of(&kit.scn, &moved) == HexIndex::new(&kit.scn, &moved));
+        assert!(Arc::ptr_eq(&HexIndex::of(&kit.scn, &kit.st), &last));
+        // Another scenario is another board.
+        let mut open = Kit::open();
+        open.st = kit.st.clone();
+        let other = HexIndex::of(&open.scn, &open.st);
+        assert!(!Arc::ptr_eq(&other, &last));
+        assert!(*other == HexIndex::new(&open.scn, &open.st));
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::position::combat_report::CombatReport;
 use crate::position::declaration::Declaration;
+use crate::position::hex_index::BoardMemo;
 use crate::position::pending::Pending;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::hex::Hex;
@@ -204,6 +205,10 @@ pub struct State {
     pub absent: Vec<UnitId>,
     pub result: Option<GameResult>,
     pub dice: Dice,
+    /// The per-hex board last built for this position (`position/hex_index.rs`): a cache,
+    /// not part of the position — never serialized or hashed, equal in every comparison.
+    #[serde(skip)]
+    pub board: BoardMemo,
 }
 
 impl State {

@@ -116,6 +116,8 @@ pub fn encode_compact(state: &State, out: &mut Vec<u8>) {
         absent,
         result,
         dice,
+        // A cache of the board, not part of the position.
+        board: _,
     } = state;
     let mut c = Compact { out };
     c.put(turn);

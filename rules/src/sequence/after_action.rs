@@ -86,7 +86,7 @@ fn in_motion(ctx: &Ctx<'_>) -> Vec<Hex> {
 /// it is within the limit (7, 8.3). Settled before anything else waiting.
 fn over_stacking(ctx: &mut Ctx<'_>) {
     let moving = in_motion(ctx);
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     let mut hexes: Vec<Hex> = ctx.st.units.iter().filter_map(|u| u.hex()).collect();
     hexes.sort();
     hexes.dedup();
@@ -120,7 +120,7 @@ fn victory_hexes(ctx: &mut Ctx<'_>, from: usize) {
     for (side, hex) in passed {
         victory::enter(ctx, side, hex);
     }
-    let board = HexIndex::new(ctx.scn, ctx.st);
+    let board = HexIndex::of(ctx.scn, ctx.st);
     let standing: Vec<(Side, Hex)> = ctx
         .scn
         .map
