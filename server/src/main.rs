@@ -168,6 +168,12 @@ struct NotifyArgs {
     #[arg(long, env = "SIEGE_NOTIFY_PARALLEL", default_value_t = siege::notify::PARALLEL,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     notify_parallel: usize,
+    /// Let webhooks reach loopback, private, link-local and reserved addresses (and localhost).
+    /// Off: such a URL is refused when a player sets it (400 webhook_not_public), and every
+    /// address a webhook's host resolves to is checked again when it is delivered.
+    #[arg(long, env = "SIEGE_WEBHOOK_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    webhook_allow_private: bool,
 }
 
 impl NotifyArgs {
@@ -181,6 +187,7 @@ impl NotifyArgs {
             timeout: std::time::Duration::from_secs(self.notify_timeout_secs),
             backoff: std::time::Duration::from_millis(self.notify_backoff_ms),
             parallel: self.notify_parallel,
+            allow_private: self.webhook_allow_private,
         }
     }
 }

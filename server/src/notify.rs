@@ -13,10 +13,17 @@
 //!
 //! Secrets never reach a log: not the SMTP URL (it may hold a password), not the addresses,
 //! not the webhook URL (its query may hold a token).
+//!
+//! A webhook is a request the server makes to a place a user chose, so unless the operator
+//! allows it (`--webhook-allow-private`) it may only reach public addresses: a URL naming a
+//! loopback, private, link-local or reserved address (or `localhost`) is refused when it is set,
+//! and at delivery time every address its host resolves to is checked again by the client's
+//! own resolver ([`PublicOnly`]), since a name may resolve elsewhere later.
 
 use crate::store::Store;
 use siege_protocol::Side;
 use sqlx::SqlitePool;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Semaphore, mpsc};
@@ -66,6 +73,9 @@ pub struct NotifyConfig {
     pub backoff: Duration,
     /// Deliveries in flight at once.
     pub parallel: usize,
+    /// Whether webhooks may reach loopback, private, link-local and reserved addresses (off:
+    /// refused when set, and checked again when delivered).
+    pub allow_private: bool,
 }
 
 impl std::fmt::Debug for NotifyConfig {
@@ -79,6 +89,7 @@ impl std::fmt::Debug for NotifyConfig {
             .field("timeout", &self.timeout)
             .field("backoff", &self.backoff)
             .field("parallel", &self.parallel)
+            .field("allow_private", &self.allow_private)
             .finish()
     }
 }
@@ -94,6 +105,7 @@ impl Default for NotifyConfig {
             timeout: Duration::from_secs(TIMEOUT_SECS),
             backoff: Duration::from_millis(BACKOFF_MS),
             parallel: PARALLEL,
+            allow_private: false,
         }
     }
 }
@@ -110,6 +122,9 @@ pub enum NotifyError {
     From(String),
     #[error("the webhook client could not be built: {0}")]
     Client(String),
+    /// A webhook URL that names (or resolves to) an address that is not public.
+    #[error("{0}")]
+    NotPublic(String),
 }
 
 /// One seat's decision: the action `seq` handed `side` of `game` the move.
@@ -142,9 +157,15 @@ impl Notifier {
             Some(url) if !url.trim().is_empty() => Some(Mail::new(url, config)?),
             _ => None,
         };
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder()
             .timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(reqwest::redirect::Policy::none());
+        if !config.allow_private {
+            // Every name is resolved by a resolver that refuses non-public addresses; and no
+            // proxy from the environment, which would make the proxy's address the one checked.
+            http = http.dns_resolver(Arc::new(PublicOnly)).no_proxy();
+        }
+        let http = http
             .build()
             .map_err(|e| NotifyError::Client(e.to_string()))?;
         let (tx, rx) = mpsc::channel(config.queue.max(1));
@@ -198,9 +219,14 @@ pub fn check_email(email: Option<&str>) -> Result<Option<String>, NotifyError> {
     Ok(Some(email.to_string()))
 }
 
-/// A webhook URL: `http://` or `https://` with a host, no user name or password; `None` for an
-/// empty one.
-pub fn check_webhook(url: Option<&str>) -> Result<Option<String>, NotifyError> {
+/// A webhook URL: `http://` or `https://` with a host, no user name or password, and — unless
+/// `allow_private` — a host that is not a loopback, private, link-local or reserved address
+/// (nor `localhost`); `None` for an empty one. A host name is not resolved here: see
+/// [`check_webhook_resolves`] and, at delivery time, [`PublicOnly`].
+pub fn check_webhook(
+    url: Option<&str>,
+    allow_private: bool,
+) -> Result<Option<String>, NotifyError> {
     let Some(url) = url.map(str::trim).filter(|u| !u.is_empty()) else {
         return Ok(None);
     };
@@ -225,7 +251,172 @@ pub fn check_webhook(url: Option<&str>) -> Result<Option<String>, NotifyError> {
             "the webhook URL must not carry a user name or password".into(),
         ));
     }
+    if !allow_private {
+        check_public_host(&parsed)?;
+    }
     Ok(Some(url.to_string()))
+}
+
+/// Refuse a URL whose host is an address that is not public, or a `localhost` name.
+fn check_public_host(url: &reqwest::Url) -> Result<(), NotifyError> {
+    let refuse = |what: String| {
+        NotifyError::NotPublic(format!(
+            "the webhook URL names {what}: a webhook may only reach public addresses \
+             (the server's operator may allow others with --webhook-allow-private)"
+        ))
+    };
+    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+        return Err(NotifyError::Invalid("the webhook URL has no host".into()));
+    };
+    // The URL parser writes an address in its usual form (`0x7f.1` as `127.0.0.1`, IPv6 in
+    // brackets), so what parses as an address here is one.
+    if let Ok(ip) = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
+        return match private_reason(ip) {
+            Some(why) => Err(refuse(format!("{why} ({ip})"))),
+            None => Ok(()),
+        };
+    }
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        Err(refuse(format!("a loopback name ({name})")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Seconds a webhook's host name may take to resolve when the URL is set.
+const RESOLVE_WHEN_SET_SECS: u64 = 2;
+
+/// When a webhook URL is set: resolve its host name and refuse it if any address it resolves to
+/// is not public. A name that does not resolve now (or not within a moment) is accepted — the
+/// delivery checks again whatever it resolves to then.
+pub async fn check_webhook_resolves(url: &str, allow_private: bool) -> Result<(), NotifyError> {
+    if allow_private {
+        return Ok(());
+    }
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return Ok(());
+    };
+    let Some(name) = parsed.host_str().filter(|h| !h.starts_with('[')) else {
+        return Ok(());
+    };
+    if name.parse::<IpAddr>().is_ok() {
+        return Ok(()); // an address: checked by check_webhook
+    }
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let lookup = tokio::net::lookup_host((name, port));
+    let Ok(Ok(addrs)) =
+        tokio::time::timeout(Duration::from_secs(RESOLVE_WHEN_SET_SECS), lookup).await
+    else {
+        return Ok(());
+    };
+    for addr in addrs {
+        if let Some(why) = private_reason(addr.ip()) {
+            return Err(NotifyError::NotPublic(format!(
+                "the webhook URL's host {name} resolves to {why} ({}): a webhook may only reach \
+                 public addresses (the server's operator may allow others with \
+                 --webhook-allow-private)",
+                addr.ip()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Why `ip` is not an address a webhook may reach (loopback, private, link-local, reserved…),
+/// or `None` for a public one. An IPv6 address carrying an IPv4 one (mapped, compatible,
+/// NAT64, 6to4) is judged by the IPv4 address it carries.
+pub fn private_reason(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => v4_reason(v4),
+        IpAddr::V6(v6) => v6_reason(v6),
+    }
+}
+
+fn v4_reason(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_private() {
+        Some("a private address")
+    } else if ip.is_link_local() {
+        Some("a link-local address")
+    } else if a == 0 {
+        Some("an unspecified (\"this network\") address")
+    } else if a == 100 && (b & 0xc0) == 64 {
+        Some("a shared (carrier-grade NAT) address")
+    } else if ip.is_broadcast() || a >= 240 {
+        Some("a reserved address")
+    } else if ip.is_multicast() {
+        Some("a multicast address")
+    } else if (a == 192 && b == 0 && c == 0)
+        || (a == 198 && (b & 0xfe) == 18)
+        || ip.is_documentation()
+    {
+        Some("a reserved address")
+    } else {
+        None
+    }
+}
+
+fn v6_reason(ip: Ipv6Addr) -> Option<&'static str> {
+    let s = ip.segments();
+    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return v4_reason(v4);
+    }
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_unspecified() {
+        Some("an unspecified address")
+    } else if s[..6].iter().all(|&x| x == 0) {
+        // ::a.b.c.d, IPv4-compatible (deprecated): judged by the IPv4 address.
+        v4_reason(embedded(s[6], s[7])).or(Some("an IPv4-compatible address"))
+    } else if s[0] == 0x64 && s[1] == 0xff9b {
+        v4_reason(embedded(s[6], s[7]))
+    } else if s[0] == 0x2002 {
+        v4_reason(embedded(s[1], s[2]))
+    } else if (s[0] & 0xfe00) == 0xfc00 {
+        Some("a private (unique local) address")
+    } else if (s[0] & 0xffc0) == 0xfe80 {
+        Some("a link-local address")
+    } else if (s[0] & 0xffc0) == 0xfec0 {
+        Some("a site-local address")
+    } else if ip.is_multicast() {
+        Some("a multicast address")
+    } else if s[0] == 0x2001 && s[1] == 0x0db8 {
+        Some("a reserved (documentation) address")
+    } else {
+        None
+    }
+}
+
+/// The webhook client's resolver when only public addresses may be reached: it resolves a name
+/// as usual and refuses it if any of its addresses is not public (checked when the request is
+/// made, so a name that came to resolve to an internal address since it was set is refused).
+/// A URL naming an address is not resolved: [`send_webhook`] checks it itself.
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(why) = addrs.iter().find_map(|a| private_reason(a.ip())) {
+                return Err(format!(
+                    "the webhook's host resolves to {why}: not reached (--webhook-allow-private)"
+                )
+                .into());
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
+    }
 }
 
 /// An account's notification settings as stored.
@@ -476,6 +667,18 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) 
 }
 
 async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &NotifyConfig) {
+    // A URL stored while private addresses were allowed (or before they were refused) is
+    // checked again: a literal address never reaches the resolver.
+    if !config.allow_private
+        && let Err(e) = reqwest::Url::parse(url)
+            .map_err(|e| NotifyError::Invalid(e.to_string()))
+            .and_then(|u| check_public_host(&u))
+    {
+        metrics::counter!(FAILED, "channel" => "webhook").increment(1);
+        tracing::warn!(game = %d.game, side = d.side.as_str(), seq = d.seq, error = %e,
+            "your-turn webhook not sent: its address is not public");
+        return;
+    }
     let body = serde_json::json!({
         "event": "your_turn",
         "game_id": d.game.to_string(),
@@ -515,7 +718,7 @@ mod tests {
             assert!(e.contains("e-mail address"), "{bad}: {e}");
         }
         assert_eq!(
-            check_webhook(Some("https://hooks.example/x?t=1"))
+            check_webhook(Some("https://hooks.example/x?t=1"), false)
                 .unwrap()
                 .as_deref(),
             Some("https://hooks.example/x?t=1")
@@ -526,9 +729,70 @@ mod tests {
             ("not a url", "not a URL"),
             ("https://user:pw@x.example/", "user name"),
         ] {
-            let e = check_webhook(Some(bad)).unwrap_err().to_string();
+            let e = check_webhook(Some(bad), false).unwrap_err().to_string();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn webhooks_to_internal_addresses_are_refused_unless_allowed() {
+        for (url, why) in [
+            ("http://127.0.0.1:8080/hook", "loopback"),
+            ("http://127.9.9.9/", "loopback"),
+            ("http://localhost/x", "loopback name"),
+            ("http://api.LOCALHOST./x", "loopback name"),
+            ("http://10.1.2.3/", "private"),
+            ("http://172.16.0.1/", "private"),
+            ("http://192.168.1.1/", "private"),
+            ("http://169.254.169.254/latest/meta-data", "link-local"),
+            ("http://0.0.0.0/", "unspecified"),
+            ("http://100.64.0.1/", "carrier-grade"),
+            ("http://[::1]/", "loopback"),
+            ("http://[::]/", "unspecified"),
+            ("http://[fd00::1]/", "unique local"),
+            ("http://[fe80::1]/", "link-local"),
+            ("http://[::ffff:127.0.0.1]/", "loopback"),
+            ("http://[::ffff:10.0.0.1]/", "private"),
+            ("http://[64:ff9b::a9fe:a9fe]/", "link-local"),
+            ("http://[2002:c0a8:0101::1]/", "private"),
+            ("http://2130706433/", "loopback"),
+            ("http://0x7f.1/", "loopback"),
+        ] {
+            let e = check_webhook(Some(url), false).unwrap_err();
+            assert!(matches!(e, NotifyError::NotPublic(_)), "{url}: {e}");
+            let e = e.to_string();
+            assert!(
+                e.contains(why) && e.contains("--webhook-allow-private"),
+                "{url}: {e}"
+            );
+            assert_eq!(
+                check_webhook(Some(url), true).unwrap().as_deref(),
+                Some(url)
+            );
+        }
+        for url in [
+            "https://8.8.8.8/",
+            "http://[2606:4700:4700::1111]/",
+            "https://hooks.example/x",
+            "http://[::ffff:8.8.8.8]/",
+        ] {
+            assert!(check_webhook(Some(url), false).is_ok(), "{url}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_resolver_refuses_names_of_internal_addresses() {
+        use reqwest::dns::Resolve;
+        let name: reqwest::dns::Name = "localhost".parse().unwrap();
+        let e = PublicOnly.resolve(name).await.err().expect("refused");
+        assert!(e.to_string().contains("loopback"), "{e}");
+        let e = check_webhook_resolves("http://localhost./x", false).await;
+        assert!(e.is_ok() || matches!(e, Err(NotifyError::NotPublic(_))));
+        assert!(
+            check_webhook_resolves("http://localhost/x", true)
+                .await
+                .is_ok()
+        );
     }
 
     #[test]

@@ -274,6 +274,8 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
         c.notify.smtp_from = "Siege <siege@test.invalid>".into();
         c.notify.public_url = "https://siege.test.invalid".into();
         c.notify.backoff = Duration::from_millis(20);
+        // The receiver is on 127.0.0.1.
+        c.notify.allow_private = true;
     };
     let server = TestServer::start_with(configure).await;
 
@@ -439,6 +441,160 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
     assert_eq!(
         (mails.lock().unwrap().len(), hooks.lock().unwrap().len()),
         (sent_before.0 + 1, sent_before.1 + 1)
+    );
+    drop(table);
+    server.stop().await;
+}
+
+/// Log in again (on a restarted server, which listens on another port).
+async fn logged_in(server: &TestServer, name: &str) -> Http {
+    let http = server.http.stranger();
+    let (s, b) = http
+        .post_json(
+            "/api/account/login",
+            json!({"name": name, "password": "legation1900"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    http
+}
+
+/// Play until the decision has passed to each side once more: the seqs of those hand-overs.
+async fn hand_overs(table: &mut Table, rng: &mut rand_chacha::ChaCha8Rng) -> [Vec<u64>; 2] {
+    let mut got = [Vec::new(), Vec::new()];
+    for _ in 0..400 {
+        if table.to_act().is_none() || got.iter().all(|g| !g.is_empty()) {
+            break;
+        }
+        let (actor, seq, next) = table.step(rng).await;
+        if let Some(next) = next
+            && next != actor
+        {
+            got[usize::from(next == "chinese")].push(seq);
+        }
+    }
+    assert!(got.iter().all(|g| !g.is_empty()), "{got:?}");
+    got
+}
+
+/// Without `--webhook-allow-private` a webhook may only reach public addresses: a loopback,
+/// private or link-local URL (or localhost) is refused when set, 400 `webhook_not_public`,
+/// naming why, and nothing is stored; one stored while they were allowed is not delivered
+/// once they are not (the delivery checks again) — and is delivered again when they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_them() {
+    let (hook_port, hooks) = webhook_sink().await;
+    let server = TestServer::start().await;
+    let reid = signed_up(&server, "Reid").await;
+    signed_up(&server, "Conger").await; // logs in after the restart
+    for (url, why) in [
+        (
+            format!("http://127.0.0.1:{hook_port}/hook/allied"),
+            "loopback",
+        ),
+        (
+            format!("http://localhost:{hook_port}/hook/allied"),
+            "loopback",
+        ),
+        (format!("http://[::1]:{hook_port}/hook/allied"), "loopback"),
+        (
+            "http://169.254.169.254/latest/meta-data/".to_string(),
+            "link-local",
+        ),
+        ("http://10.0.0.7/hook".to_string(), "private"),
+    ] {
+        let (s, b) = reid
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!((s, code(&b)), (400, "webhook_not_public"), "{url}: {b}");
+        let message = b["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(why) && message.contains("--webhook-allow-private"),
+            "{url}: {message}"
+        );
+    }
+    let (_, b) = reid.get_signed("/api/account/notifications").await;
+    assert_eq!(b["webhook"], Value::Null, "nothing stored: {b}");
+    // A public address is taken as before.
+    let (s, b) = reid
+        .post_json(
+            "/api/account/notifications",
+            json!({"webhook": "https://93.184.215.14/hook"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    // The operator allows them: the same URLs are stored.
+    let allow = |c: &mut siege::server::Config| {
+        c.notify.allow_private = true;
+        c.notify.backoff = Duration::from_millis(20);
+    };
+    let server = TestServer::start_in(server.stop_keeping_data().await, allow).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    for (http, side) in [(&reid, "allied"), (&conger, "chinese")] {
+        let url = format!("http://127.0.0.1:{hook_port}/hook/{side}");
+        let (s, b) = http
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let (s, created) = reid
+        .post_json("/api/games", json!({"side": "allied", "name": "Guarded"}))
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    // No longer allowed: hand-overs to both sides, and nothing reaches the receiver.
+    let deny = |c: &mut siege::server::Config| c.notify.backoff = Duration::from_millis(20);
+    let server = TestServer::start_in(server.stop_keeping_data().await, deny).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1901);
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    hand_overs(&mut table, &mut rng).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        hooks.lock().unwrap().is_empty(),
+        "a loopback webhook was delivered without the flag: {:?}",
+        hooks.lock().unwrap()
+    );
+    drop(table);
+
+    // Allowed again: the next hand-overs are delivered (the receiver works).
+    let server = TestServer::start_in(server.stop_keeping_data().await, allow).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    let got = hand_overs(&mut table, &mut rng).await;
+    let delivered = |side: &str| {
+        hooks
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(path, _)| path == &format!("/hook/{side}"))
+            .count()
+    };
+    eventually(|| delivered("allied") >= got[0].len() && delivered("chinese") >= got[1].len())
+        .await;
+    assert_eq!(
+        (delivered("allied"), delivered("chinese")),
+        (got[0].len(), got[1].len()),
+        "{:?}",
+        hooks.lock().unwrap()
     );
     drop(table);
     server.stop().await;
