@@ -154,16 +154,24 @@ struct NotifyArgs {
     #[arg(long, env = "SIEGE_NOTIFY_QUEUE", default_value_t = siege::notify::QUEUE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     notify_queue: usize,
-    /// Retries of a failed e-mail or webhook, with exponential backoff.
+    /// Retries of a failed e-mail or webhook, with exponential backoff, while the player has not
+    /// acted (a delivery stops at its first success).
     #[arg(long, env = "SIEGE_NOTIFY_RETRIES", default_value_t = siege::notify::RETRIES)]
     notify_retries: u32,
     /// Seconds one e-mail or webhook attempt may take.
     #[arg(long, env = "SIEGE_NOTIFY_TIMEOUT_SECS", default_value_t = siege::notify::TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     notify_timeout_secs: u64,
-    /// Milliseconds before the first retry (doubled for each next one).
+    /// Milliseconds before the first retry (then --notify-backoff-factor times longer each time).
     #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MS", default_value_t = siege::notify::BACKOFF_MS)]
     notify_backoff_ms: u64,
+    /// How many times longer each retry waits than the one before.
+    #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_FACTOR", default_value_t = siege::notify::BACKOFF_FACTOR,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    notify_backoff_factor: u32,
+    /// The longest wait before a retry, in seconds.
+    #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MAX_SECS", default_value_t = siege::notify::BACKOFF_MAX_SECS)]
+    notify_backoff_max_secs: u64,
     /// E-mails and webhooks in flight at once.
     #[arg(long, env = "SIEGE_NOTIFY_PARALLEL", default_value_t = siege::notify::PARALLEL,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -186,6 +194,8 @@ impl NotifyArgs {
             retries: self.notify_retries,
             timeout: std::time::Duration::from_secs(self.notify_timeout_secs),
             backoff: std::time::Duration::from_millis(self.notify_backoff_ms),
+            backoff_factor: self.notify_backoff_factor,
+            backoff_max: std::time::Duration::from_secs(self.notify_backoff_max_secs),
             parallel: self.notify_parallel,
             allow_private: self.webhook_allow_private,
         }

@@ -9,7 +9,13 @@
 //! the seat's account and its settings, and claims the seat's `notified_seq` marker in the
 //! database (a conditional update), so that a waiting period is notified at most once — across
 //! restarts too. The deliveries then run as their own tasks, at most [`NotifyConfig::parallel`]
-//! at once, each with a timeout and a few retries with exponential backoff.
+//! attempts at once, each attempt with a timeout. A failed attempt (a webhook's non-2xx answer
+//! or refused connection, an SMTP error) is tried again later — after 5 s, 30 s, 3 min, 18 min,
+//! then hourly, by default — while the waiting period lasts: before each retry the game's log
+//! is read, and once anything was logged after the action that began the period (the player
+//! acted, or the game ended) the delivery is dropped. A delivery stops at its first success, so
+//! a period gets at most one message per channel; a retry still waiting when the server stops
+//! is dropped, and the marker keeps a restart from sending that period again.
 //!
 //! Secrets never reach a log: not the SMTP URL (it may hold a password), not the addresses,
 //! not the webhook URL (its query may hold a token).
@@ -33,11 +39,16 @@ use uuid::Uuid;
 /// Events waiting for the notifier before more are dropped.
 pub const QUEUE: usize = 256;
 /// Tries of one delivery after the first fails.
-pub const RETRIES: u32 = 3;
+pub const RETRIES: u32 = 6;
 /// Seconds one delivery attempt (an SMTP exchange, a webhook POST) may take.
 pub const TIMEOUT_SECS: u64 = 10;
-/// Milliseconds before the first retry; each later retry waits twice as long.
-pub const BACKOFF_MS: u64 = 1000;
+/// Milliseconds before the first retry; each later retry waits [`BACKOFF_FACTOR`] times as long,
+/// up to [`BACKOFF_MAX_SECS`].
+pub const BACKOFF_MS: u64 = 5000;
+/// How many times longer each retry waits than the one before.
+pub const BACKOFF_FACTOR: u32 = 6;
+/// The longest wait before a retry, in seconds.
+pub const BACKOFF_MAX_SECS: u64 = 3600;
 /// Deliveries in flight at once.
 pub const PARALLEL: usize = 8;
 /// The longest e-mail address accepted (RFC 5321's path limit).
@@ -69,8 +80,13 @@ pub struct NotifyConfig {
     pub retries: u32,
     /// How long one attempt may take.
     pub timeout: Duration,
-    /// The wait before the first retry (doubled for each next one).
+    /// The wait before the first retry (multiplied by `backoff_factor` for each next one, up to
+    /// `backoff_max`).
     pub backoff: Duration,
+    /// How many times longer each retry waits than the one before (at least 1).
+    pub backoff_factor: u32,
+    /// The longest wait before a retry.
+    pub backoff_max: Duration,
     /// Deliveries in flight at once.
     pub parallel: usize,
     /// Whether webhooks may reach loopback, private, link-local and reserved addresses (off:
@@ -88,6 +104,8 @@ impl std::fmt::Debug for NotifyConfig {
             .field("retries", &self.retries)
             .field("timeout", &self.timeout)
             .field("backoff", &self.backoff)
+            .field("backoff_factor", &self.backoff_factor)
+            .field("backoff_max", &self.backoff_max)
             .field("parallel", &self.parallel)
             .field("allow_private", &self.allow_private)
             .finish()
@@ -104,6 +122,8 @@ impl Default for NotifyConfig {
             retries: RETRIES,
             timeout: Duration::from_secs(TIMEOUT_SECS),
             backoff: Duration::from_millis(BACKOFF_MS),
+            backoff_factor: BACKOFF_FACTOR,
+            backoff_max: Duration::from_secs(BACKOFF_MAX_SECS),
             parallel: PARALLEL,
             allow_private: false,
         }
@@ -175,6 +195,7 @@ impl Notifier {
             http,
             config: config.clone(),
             permits: Arc::new(Semaphore::new(config.parallel.max(1))),
+            shutdown: shutdown.clone(),
         };
         tracing::info!(
             email = worker.mail.is_some(),
@@ -487,9 +508,29 @@ struct Worker {
     http: reqwest::Client,
     config: NotifyConfig,
     permits: Arc<Semaphore>,
+    shutdown: CancellationToken,
+}
+
+/// What a delivery needs to wait, retry and stop: the database (is the period still on?), the
+/// attempt permits and the server's shutdown.
+#[derive(Clone)]
+struct Retrying {
+    pool: SqlitePool,
+    permits: Arc<Semaphore>,
+    shutdown: CancellationToken,
+    config: NotifyConfig,
 }
 
 impl Worker {
+    fn retrying(&self) -> Retrying {
+        Retrying {
+            pool: self.pool.clone(),
+            permits: self.permits.clone(),
+            shutdown: self.shutdown.clone(),
+            config: self.config.clone(),
+        }
+    }
+
     async fn run(self, mut rx: mpsc::Receiver<YourTurn>, shutdown: CancellationToken) {
         loop {
             let turn = tokio::select! {
@@ -553,43 +594,80 @@ impl Worker {
             ),
             account,
         };
+        // Each delivery is a task of its own, holding an attempt permit only while it tries (a
+        // retry waiting for its time holds none), so a dead receiver never holds up the rest.
         if let (Some(to), Some(mail)) = (email, &self.mail) {
-            let permit = self.permits.clone().acquire_owned().await;
-            let (mail, d, config) = (mail.clone(), delivery.clone(), self.config.clone());
+            let (mail, d, retrying) = (mail.clone(), delivery.clone(), self.retrying());
             tokio::spawn(async move {
-                let _permit = permit;
-                send_email(&mail, &to, &d, &config).await;
+                send_email(&mail, &to, &d, &retrying).await;
             });
         }
         if let Some(url) = webhook {
-            let permit = self.permits.clone().acquire_owned().await;
-            let (http, d, config) = (self.http.clone(), delivery, self.config.clone());
+            let (http, d, retrying) = (self.http.clone(), delivery, self.retrying());
             tokio::spawn(async move {
-                let _permit = permit;
-                send_webhook(&http, &url, &d, &config).await;
+                send_webhook(&http, &url, &d, &retrying).await;
             });
         }
         Ok(())
     }
 }
 
-/// The wait before retry `n` (0-based): `backoff`, doubled each time.
+/// The wait before retry `n` (0-based): `backoff`, multiplied by `backoff_factor` each time, at
+/// most `backoff_max`.
 fn backoff(config: &NotifyConfig, n: u32) -> Duration {
-    config.backoff.saturating_mul(1u32 << n.min(16))
+    let factor = config.backoff_factor.max(1).saturating_pow(n);
+    config
+        .backoff
+        .saturating_mul(factor)
+        .min(config.backoff_max.max(config.backoff))
 }
 
-/// Try `attempt` once and then up to `config.retries` more times, with exponential backoff;
-/// the outcome is counted and logged (without the destination).
-async fn with_retries<F, Fut>(
-    channel: &'static str,
-    d: &Delivery,
-    config: &NotifyConfig,
-    attempt: F,
-) where
+/// Whether seat `d.side` still waits in the period `d` was made for: nothing was logged in its
+/// game after action `d.seq` (an action by the player, or anything ending the game, ends it).
+async fn still_waiting(pool: &SqlitePool, d: &Delivery) -> Result<bool, sqlx::Error> {
+    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(seq) FROM actions WHERE game_id = ?")
+        .bind(d.game.to_string())
+        .fetch_one(pool)
+        .await?;
+    Ok(last.and_then(|l| u64::try_from(l).ok()) == Some(d.seq))
+}
+
+/// Try `attempt` once and then up to `retries` more times with exponential backoff, while the
+/// waiting period lasts and the server runs; the outcome is counted and logged (without the
+/// destination).
+async fn with_retries<F, Fut>(channel: &'static str, d: &Delivery, r: &Retrying, attempt: F)
+where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<(), String>>,
 {
+    let config = &r.config;
     for n in 0..=config.retries {
+        if n > 0 {
+            tokio::select! {
+                () = r.shutdown.cancelled() => {
+                    tracing::info!(game = %d.game, seq = d.seq, channel,
+                        "your-turn notification retry dropped: the server is stopping");
+                    return;
+                }
+                () = tokio::time::sleep(backoff(config, n - 1)) => {}
+            }
+            match still_waiting(&r.pool, d).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::info!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
+                        "your-turn notification not retried: the waiting period is over");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(game = %d.game, seq = d.seq, channel, error = %e,
+                        "your-turn notification not retried: the game could not be read");
+                    return;
+                }
+            }
+        }
+        let Ok(_permit) = r.permits.acquire().await else {
+            return;
+        };
         match tokio::time::timeout(config.timeout, attempt()).await {
             Ok(Ok(())) => {
                 metrics::counter!(SENT, "channel" => channel).increment(1);
@@ -606,9 +684,6 @@ async fn with_retries<F, Fut>(
                     "your-turn notification timed out");
             }
         }
-        if n < config.retries {
-            tokio::time::sleep(backoff(config, n)).await;
-        }
     }
     metrics::counter!(FAILED, "channel" => channel).increment(1);
     tracing::error!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
@@ -622,7 +697,7 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
-async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) {
+async fn send_email(mail: &Mail, to: &str, d: &Delivery, r: &Retrying) {
     use lettre::AsyncTransport;
     let Ok(to) = to.parse::<lettre::message::Mailbox>() else {
         tracing::warn!(game = %d.game, "stored e-mail address no longer parses: not sent");
@@ -653,7 +728,7 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) 
             return;
         }
     };
-    with_retries("email", d, config, || {
+    with_retries("email", d, r, || {
         let m = message.clone();
         async move {
             mail.transport
@@ -666,10 +741,10 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) 
     .await;
 }
 
-async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &NotifyConfig) {
+async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, r: &Retrying) {
     // A URL stored while private addresses were allowed (or before they were refused) is
     // checked again: a literal address never reaches the resolver.
-    if !config.allow_private
+    if !r.config.allow_private
         && let Err(e) = reqwest::Url::parse(url)
             .map_err(|e| NotifyError::Invalid(e.to_string()))
             .and_then(|u| check_public_host(&u))
@@ -687,7 +762,7 @@ async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &
         "seq": d.seq,
         "link": d.link,
     });
-    with_retries("webhook", d, config, || {
+    with_retries("webhook", d, r, || {
         let req = http.post(url).json(&body);
         async move {
             let resp = req.send().await.map_err(|e| e.without_url().to_string())?;
@@ -796,15 +871,25 @@ mod tests {
     }
 
     #[test]
-    fn retries_back_off_exponentially() {
+    fn retries_back_off_exponentially_up_to_the_longest_wait() {
         let config = NotifyConfig::default();
-        let waits: Vec<u64> = (0..4)
-            .map(|n| backoff(&config, n).as_millis() as u64)
+        let waits: Vec<u64> = (0..config.retries)
+            .map(|n| backoff(&config, n).as_secs())
             .collect();
-        assert_eq!(
-            waits,
-            [BACKOFF_MS, 2 * BACKOFF_MS, 4 * BACKOFF_MS, 8 * BACKOFF_MS]
-        );
+        assert_eq!(waits, [5, 30, 180, 1080, 3600, 3600]);
+        let config = NotifyConfig {
+            backoff: Duration::from_millis(100),
+            backoff_factor: 2,
+            backoff_max: Duration::from_millis(500),
+            ..NotifyConfig::default()
+        };
+        let waits: Vec<u128> = (0..5).map(|n| backoff(&config, n).as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 500, 500]);
+        let flat = NotifyConfig {
+            backoff_factor: 0,
+            ..config
+        };
+        assert_eq!(backoff(&flat, 40), Duration::from_millis(100));
     }
 
     #[tokio::test]

@@ -85,20 +85,20 @@ async fn smtp_sink() -> (u16, Arc<Mutex<Vec<Mail>>>) {
     (port, mails)
 }
 
-/// A minimal webhook receiver: records every POST's path and JSON body. The first request it
-/// sees is answered 503, so that the server's retry is exercised; the rest 204.
+/// A minimal webhook receiver: records every POST's path and JSON body and answers 204. (A
+/// failed attempt is retried only while the player has not acted, and these tests play on at
+/// once: the retries have a test of their own, with [`flaky_sink`].)
 async fn webhook_sink() -> (u16, Arc<Mutex<Vec<(String, Value)>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let hooks = Arc::new(Mutex::new(Vec::new()));
     let kept = hooks.clone();
-    let first = Arc::new(std::sync::atomic::AtomicBool::new(true));
     tokio::spawn(async move {
         loop {
             let Ok((socket, _)) = listener.accept().await else {
                 return;
             };
-            let (hooks, first) = (kept.clone(), first.clone());
+            let hooks = kept.clone();
             tokio::spawn(async move {
                 let (read, mut write) = socket.into_split();
                 let mut reader = BufReader::new(read);
@@ -125,13 +125,6 @@ async fn webhook_sink() -> (u16, Arc<Mutex<Vec<(String, Value)>>>) {
                     let mut body = vec![0; length];
                     if reader.read_exact(&mut body).await.is_err() {
                         return;
-                    }
-                    let fail = first.swap(false, std::sync::atomic::Ordering::SeqCst);
-                    if fail {
-                        let _ = write
-                            .write_all(b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n")
-                            .await;
-                        continue;
                     }
                     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     hooks.lock().unwrap().push((path, value));
@@ -595,6 +588,179 @@ async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_t
         (got[0].len(), got[1].len()),
         "{:?}",
         hooks.lock().unwrap()
+    );
+    drop(table);
+    server.stop().await;
+}
+
+/// Every attempt a flaky webhook receiver saw: its path, its body and the status it answered.
+type Attempts = Arc<Mutex<Vec<(String, Value, u16)>>>;
+
+/// A webhook receiver that answers 503 to the first `fail` requests for each path (a path is a
+/// player here) and 204 after that; `usize::MAX`: it always fails.
+async fn flaky_sink(fail: usize) -> (u16, Attempts) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let attempts: Attempts = Arc::new(Mutex::new(Vec::new()));
+    let kept = attempts.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let attempts = kept.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut reader = BufReader::new(read);
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let path = request.split(' ').nth(1).unwrap_or("").to_string();
+                    let mut length = 0usize;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let status = {
+                        let mut seen = attempts.lock().unwrap();
+                        let before = seen.iter().filter(|(p, _, _)| *p == path).count();
+                        let status = if before < fail { 503 } else { 204 };
+                        seen.push((path, value, status));
+                        status
+                    };
+                    let answer: &[u8] = if status == 503 {
+                        b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n"
+                    } else {
+                        b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n"
+                    };
+                    let _ = write.write_all(answer).await;
+                }
+            });
+        }
+    });
+    (port, attempts)
+}
+
+/// The attempts for `side` so far: (seq, status) in order.
+fn attempts_of(attempts: &Attempts, side: &str) -> Vec<(u64, u16)> {
+    attempts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(p, _, _)| p == &format!("/hook/{side}"))
+        .map(|(_, b, s)| (b["seq"].as_u64().unwrap_or(0), *s))
+        .collect()
+}
+
+/// A failed delivery is tried again later, with growing waits, while the player has not acted:
+/// a receiver that fails the first three attempts gets the fourth and then nothing more — one
+/// successful delivery for the waiting period. A receiver that always fails is not tried again
+/// once the player has acted (the waiting period ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_delivery_is_retried_later_until_it_succeeds_but_not_after_the_player_acted() {
+    let (flaky_port, flaky) = flaky_sink(3).await;
+    let (dead_port, dead) = flaky_sink(usize::MAX).await;
+    let server = TestServer::start_with(|c| {
+        c.notify.allow_private = true;
+        c.notify.retries = 6;
+        c.notify.backoff = Duration::from_millis(60);
+        c.notify.backoff_factor = 2;
+        c.notify.backoff_max = Duration::from_millis(400);
+    })
+    .await;
+    let reid = signed_up(&server, "Reid").await;
+    let conger = signed_up(&server, "Conger").await;
+    // The Allied player's receiver always fails; the Chinese player's fails three times.
+    for (http, port, side) in [
+        (&reid, dead_port, "allied"),
+        (&conger, flaky_port, "chinese"),
+    ] {
+        let url = format!("http://127.0.0.1:{port}/hook/{side}");
+        let (s, b) = http
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let (s, created) = reid
+        .post_json("/api/games", json!({"side": "allied", "name": "Retried"}))
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1902);
+
+    // The Allies play until the move passes to the Chinese, who then wait.
+    let mut to_chinese = None;
+    for _ in 0..400 {
+        let (actor, seq, next) = table.step(&mut rng).await;
+        if actor == "allied" && next.as_deref() == Some("chinese") {
+            to_chinese = Some(seq);
+            break;
+        }
+    }
+    let seq = to_chinese.expect("the move passes to the Chinese");
+    eventually(|| {
+        attempts_of(&flaky, "chinese")
+            .iter()
+            .any(|(_, s)| *s == 204)
+    })
+    .await;
+    // Then wait longer than the remaining retries would take: nothing more comes.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        attempts_of(&flaky, "chinese"),
+        [(seq, 503), (seq, 503), (seq, 503), (seq, 204)],
+        "three failures, then one success, then nothing"
+    );
+
+    // The Chinese play until the move passes back: the Allied receiver fails every attempt.
+    let mut to_allied = None;
+    for _ in 0..400 {
+        let (actor, seq, next) = table.step(&mut rng).await;
+        if actor == "chinese" && next.as_deref() == Some("allied") {
+            to_allied = Some(seq);
+            break;
+        }
+    }
+    let seq = to_allied.expect("the move passes back to the Allies");
+    eventually(|| attempts_of(&dead, "allied").len() >= 2).await;
+    // The Allies act: the waiting period is over, so no retry follows (an attempt already
+    // under way may still land).
+    let (actor, _, _) = table.step(&mut rng).await;
+    assert_eq!(actor, "allied");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after_acting = attempts_of(&dead, "allied").len();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let tried = attempts_of(&dead, "allied");
+    assert!(
+        tried.len() <= after_acting + 1 && tried.len() < 7,
+        "tried again after the player acted: {tried:?}"
+    );
+    assert!(
+        tried.iter().all(|(s, status)| *s == seq && *status == 503),
+        "{tried:?}"
     );
     drop(table);
     server.stop().await;
