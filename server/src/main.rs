@@ -30,7 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the game: the HTTP API, the WebSockets and the page (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Audit a game: replay its log from the seed, check every state hash and the seed
     /// against its commitment, and print the result. Exits non-zero on any mismatch.
     Replay {
@@ -313,7 +313,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => serve(cli.serve),
-        Some(Command::Serve(args)) => serve(args),
+        Some(Command::Serve(args)) => serve(*args),
         Some(Command::Replay {
             log,
             game,
