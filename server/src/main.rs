@@ -172,7 +172,7 @@ struct NotifyArgs {
     /// The longest wait before a retry, in seconds.
     #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MAX_SECS", default_value_t = siege::notify::BACKOFF_MAX_SECS)]
     notify_backoff_max_secs: u64,
-    /// E-mails and webhooks in flight at once.
+    /// E-mail and webhook attempts in flight at once (a retry waiting for its time takes none).
     #[arg(long, env = "SIEGE_NOTIFY_PARALLEL", default_value_t = siege::notify::PARALLEL,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     notify_parallel: usize,
