@@ -4,12 +4,14 @@
 // browser context (no localStorage at all) the player logs in, opens the game from My games and
 // is seated by the session alone — "You: Allied", the setup's choices offered and one taken —
 // with nothing kept in that browser and no seat link offered. A stranger signed in elsewhere who
-// opens the same game is refused the seat and watches.
+// opens the same game watches; told (by a rewritten answer) that it holds a seat, its page asks
+// the server for it without a token, is refused (not_your_seat) and watches instead.
 
 import { pathToFileURL } from 'node:url';
 import { launch, newPage, shot, check, assert, finish } from './lib.mjs';
 import { SiegeServer } from './server.mjs';
 import { legal, pick, act, seqOf } from './drive.mjs';
+import { tapSocket } from './socket-tap.mjs';
 
 async function signUp(page, base, name) {
   await page.goto(`${base}/`);
@@ -79,10 +81,29 @@ export async function accountSeatChecks(browser, base) {
   const stranger = await newPage(browser, 'seat-stranger', { width: 1280, height: 900 });
   stranger.allowed.push(/status of 401 .*\/api\/account$/);
   await check('account seat: a signed-in stranger opening the game is not seated and watches', async () => {
-    await signUp(stranger, base, `Other${Date.now() % 100000}`);
+    const other = `Other${Date.now() % 100000}`;
+    await signUp(stranger, base, other);
     await stranger.goto(`${base}/#game=${gameId}`);
     await stranger.waitForFunction(() => document.body.dataset.you === 'spectator', null, { timeout: 15_000 });
     assert(await legal(stranger).then((l) => l.length) === 0, 'a spectator is offered nothing');
+    // Told (wrongly) that its account holds the Allied seat, the page asks the server without a
+    // token; the server refuses (not_your_seat) and the page watches instead, quietly.
+    await stranger.goto(`${base}/`);
+    const tap = await tapSocket(stranger);
+    await stranger.route(`${base}/api/games/${gameId}`, async (route) => {
+      const res = await route.fetch();
+      const g = await res.json();
+      g.players = { ...(g.players ?? {}), allied: other };
+      await route.fulfill({ response: res, json: g });
+    });
+    await stranger.goto(`${base}/#game=${gameId}`);
+    await stranger.waitForFunction(() => document.body.dataset.you === 'spectator', null, { timeout: 15_000 });
+    const hellos = tap.sent.filter((f) => ['join', 'spectate', 'resume'].includes(f.type)).map((f) => JSON.stringify({ ...f, patches: undefined }));
+    assert(hellos[0] === '{"type":"join"}' && hellos.includes('{"type":"spectate"}'), `the page asked for the seat, then watched: ${hellos}`);
+    await stranger.waitForSelector('.toast >> text=could not be opened');
+    assert(await legal(stranger).then((l) => l.length) === 0, 'still offered nothing');
+    await shot(stranger, 'account-seat-03-refused-watching.png');
+    await stranger.unroute(`${base}/api/games/${gameId}`);
   });
 
   for (const p of [host, guest, elsewhere, stranger]) await p.context().close();
