@@ -79,6 +79,9 @@ pub const SIGN_IN_REQUIRED: &str = "sign_in_required";
 pub const NOT_YOUR_SEAT: &str = "not_your_seat";
 /// A rematch asked for a game that is not finished (409).
 pub const NOT_FINISHED: &str = "not_finished";
+/// A webhook URL naming (or resolving to) a loopback, private, link-local or otherwise
+/// non-public address, without `--webhook-allow-private` (400).
+pub const WEBHOOK_NOT_PUBLIC: &str = "webhook_not_public";
 
 // --- Refusals by the rules engine ------------------------------------------------------------
 

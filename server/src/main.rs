@@ -30,7 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the game: the HTTP API, the WebSockets and the page (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Audit a game: replay its log from the seed, check every state hash and the seed
     /// against its commitment, and print the result. Exits non-zero on any mismatch.
     Replay {
@@ -154,20 +154,34 @@ struct NotifyArgs {
     #[arg(long, env = "SIEGE_NOTIFY_QUEUE", default_value_t = siege::notify::QUEUE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     notify_queue: usize,
-    /// Retries of a failed e-mail or webhook, with exponential backoff.
+    /// Retries of a failed e-mail or webhook, with exponential backoff, while the player has not
+    /// acted (a delivery stops at its first success).
     #[arg(long, env = "SIEGE_NOTIFY_RETRIES", default_value_t = siege::notify::RETRIES)]
     notify_retries: u32,
     /// Seconds one e-mail or webhook attempt may take.
     #[arg(long, env = "SIEGE_NOTIFY_TIMEOUT_SECS", default_value_t = siege::notify::TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     notify_timeout_secs: u64,
-    /// Milliseconds before the first retry (doubled for each next one).
+    /// Milliseconds before the first retry (then --notify-backoff-factor times longer each time).
     #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MS", default_value_t = siege::notify::BACKOFF_MS)]
     notify_backoff_ms: u64,
-    /// E-mails and webhooks in flight at once.
+    /// How many times longer each retry waits than the one before.
+    #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_FACTOR", default_value_t = siege::notify::BACKOFF_FACTOR,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    notify_backoff_factor: u32,
+    /// The longest wait before a retry, in seconds.
+    #[arg(long, env = "SIEGE_NOTIFY_BACKOFF_MAX_SECS", default_value_t = siege::notify::BACKOFF_MAX_SECS)]
+    notify_backoff_max_secs: u64,
+    /// E-mail and webhook attempts in flight at once (a retry waiting for its time takes none).
     #[arg(long, env = "SIEGE_NOTIFY_PARALLEL", default_value_t = siege::notify::PARALLEL,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     notify_parallel: usize,
+    /// Let webhooks reach loopback, private, link-local and reserved addresses (and localhost).
+    /// Off: such a URL is refused when a player sets it (400 webhook_not_public), and every
+    /// address a webhook's host resolves to is checked again when it is delivered.
+    #[arg(long, env = "SIEGE_WEBHOOK_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    webhook_allow_private: bool,
 }
 
 impl NotifyArgs {
@@ -180,7 +194,10 @@ impl NotifyArgs {
             retries: self.notify_retries,
             timeout: std::time::Duration::from_secs(self.notify_timeout_secs),
             backoff: std::time::Duration::from_millis(self.notify_backoff_ms),
+            backoff_factor: self.notify_backoff_factor,
+            backoff_max: std::time::Duration::from_secs(self.notify_backoff_max_secs),
             parallel: self.notify_parallel,
+            allow_private: self.webhook_allow_private,
         }
     }
 }
@@ -296,7 +313,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => serve(cli.serve),
-        Some(Command::Serve(args)) => serve(args),
+        Some(Command::Serve(args)) => serve(*args),
         Some(Command::Replay {
             log,
             game,

@@ -9,14 +9,27 @@
 //! the seat's account and its settings, and claims the seat's `notified_seq` marker in the
 //! database (a conditional update), so that a waiting period is notified at most once — across
 //! restarts too. The deliveries then run as their own tasks, at most [`NotifyConfig::parallel`]
-//! at once, each with a timeout and a few retries with exponential backoff.
+//! attempts at once, each attempt with a timeout. A failed attempt (a webhook's non-2xx answer
+//! or refused connection, an SMTP error) is tried again later — after 5 s, 30 s, 3 min, 18 min,
+//! then hourly, by default — while the waiting period lasts: before each retry the game's log
+//! is read, and once anything was logged after the action that began the period (the player
+//! acted, or the game ended) the delivery is dropped. A delivery stops at its first success, so
+//! a period gets at most one message per channel; a retry still waiting when the server stops
+//! is dropped, and the marker keeps a restart from sending that period again.
 //!
 //! Secrets never reach a log: not the SMTP URL (it may hold a password), not the addresses,
 //! not the webhook URL (its query may hold a token).
+//!
+//! A webhook is a request the server makes to a place a user chose, so unless the operator
+//! allows it (`--webhook-allow-private`) it may only reach public addresses: a URL naming a
+//! loopback, private, link-local or reserved address (or `localhost`) is refused when it is set,
+//! and at delivery time every address its host resolves to is checked again by the client's
+//! own resolver ([`PublicOnly`]), since a name may resolve elsewhere later.
 
 use crate::store::Store;
 use siege_protocol::Side;
 use sqlx::SqlitePool;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Semaphore, mpsc};
@@ -26,11 +39,16 @@ use uuid::Uuid;
 /// Events waiting for the notifier before more are dropped.
 pub const QUEUE: usize = 256;
 /// Tries of one delivery after the first fails.
-pub const RETRIES: u32 = 3;
+pub const RETRIES: u32 = 6;
 /// Seconds one delivery attempt (an SMTP exchange, a webhook POST) may take.
 pub const TIMEOUT_SECS: u64 = 10;
-/// Milliseconds before the first retry; each later retry waits twice as long.
-pub const BACKOFF_MS: u64 = 1000;
+/// Milliseconds before the first retry; each later retry waits [`BACKOFF_FACTOR`] times as long,
+/// up to [`BACKOFF_MAX_SECS`].
+pub const BACKOFF_MS: u64 = 5000;
+/// How many times longer each retry waits than the one before.
+pub const BACKOFF_FACTOR: u32 = 6;
+/// The longest wait before a retry, in seconds.
+pub const BACKOFF_MAX_SECS: u64 = 3600;
 /// Deliveries in flight at once.
 pub const PARALLEL: usize = 8;
 /// The longest e-mail address accepted (RFC 5321's path limit).
@@ -62,10 +80,18 @@ pub struct NotifyConfig {
     pub retries: u32,
     /// How long one attempt may take.
     pub timeout: Duration,
-    /// The wait before the first retry (doubled for each next one).
+    /// The wait before the first retry (multiplied by `backoff_factor` for each next one, up to
+    /// `backoff_max`).
     pub backoff: Duration,
+    /// How many times longer each retry waits than the one before (at least 1).
+    pub backoff_factor: u32,
+    /// The longest wait before a retry.
+    pub backoff_max: Duration,
     /// Deliveries in flight at once.
     pub parallel: usize,
+    /// Whether webhooks may reach loopback, private, link-local and reserved addresses (off:
+    /// refused when set, and checked again when delivered).
+    pub allow_private: bool,
 }
 
 impl std::fmt::Debug for NotifyConfig {
@@ -78,7 +104,10 @@ impl std::fmt::Debug for NotifyConfig {
             .field("retries", &self.retries)
             .field("timeout", &self.timeout)
             .field("backoff", &self.backoff)
+            .field("backoff_factor", &self.backoff_factor)
+            .field("backoff_max", &self.backoff_max)
             .field("parallel", &self.parallel)
+            .field("allow_private", &self.allow_private)
             .finish()
     }
 }
@@ -93,7 +122,10 @@ impl Default for NotifyConfig {
             retries: RETRIES,
             timeout: Duration::from_secs(TIMEOUT_SECS),
             backoff: Duration::from_millis(BACKOFF_MS),
+            backoff_factor: BACKOFF_FACTOR,
+            backoff_max: Duration::from_secs(BACKOFF_MAX_SECS),
             parallel: PARALLEL,
+            allow_private: false,
         }
     }
 }
@@ -110,6 +142,9 @@ pub enum NotifyError {
     From(String),
     #[error("the webhook client could not be built: {0}")]
     Client(String),
+    /// A webhook URL that names (or resolves to) an address that is not public.
+    #[error("{0}")]
+    NotPublic(String),
 }
 
 /// One seat's decision: the action `seq` handed `side` of `game` the move.
@@ -142,9 +177,15 @@ impl Notifier {
             Some(url) if !url.trim().is_empty() => Some(Mail::new(url, config)?),
             _ => None,
         };
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder()
             .timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(reqwest::redirect::Policy::none());
+        if !config.allow_private {
+            // Every name is resolved by a resolver that refuses non-public addresses; and no
+            // proxy from the environment, which would make the proxy's address the one checked.
+            http = http.dns_resolver(Arc::new(PublicOnly)).no_proxy();
+        }
+        let http = http
             .build()
             .map_err(|e| NotifyError::Client(e.to_string()))?;
         let (tx, rx) = mpsc::channel(config.queue.max(1));
@@ -154,6 +195,7 @@ impl Notifier {
             http,
             config: config.clone(),
             permits: Arc::new(Semaphore::new(config.parallel.max(1))),
+            shutdown: shutdown.clone(),
         };
         tracing::info!(
             email = worker.mail.is_some(),
@@ -198,9 +240,14 @@ pub fn check_email(email: Option<&str>) -> Result<Option<String>, NotifyError> {
     Ok(Some(email.to_string()))
 }
 
-/// A webhook URL: `http://` or `https://` with a host, no user name or password; `None` for an
-/// empty one.
-pub fn check_webhook(url: Option<&str>) -> Result<Option<String>, NotifyError> {
+/// A webhook URL: `http://` or `https://` with a host, no user name or password, and — unless
+/// `allow_private` — a host that is not a loopback, private, link-local or reserved address
+/// (nor `localhost`); `None` for an empty one. A host name is not resolved here: see
+/// [`check_webhook_resolves`] and, at delivery time, [`PublicOnly`].
+pub fn check_webhook(
+    url: Option<&str>,
+    allow_private: bool,
+) -> Result<Option<String>, NotifyError> {
     let Some(url) = url.map(str::trim).filter(|u| !u.is_empty()) else {
         return Ok(None);
     };
@@ -225,7 +272,172 @@ pub fn check_webhook(url: Option<&str>) -> Result<Option<String>, NotifyError> {
             "the webhook URL must not carry a user name or password".into(),
         ));
     }
+    if !allow_private {
+        check_public_host(&parsed)?;
+    }
     Ok(Some(url.to_string()))
+}
+
+/// Refuse a URL whose host is an address that is not public, or a `localhost` name.
+fn check_public_host(url: &reqwest::Url) -> Result<(), NotifyError> {
+    let refuse = |what: String| {
+        NotifyError::NotPublic(format!(
+            "the webhook URL names {what}: a webhook may only reach public addresses \
+             (the server's operator may allow others with --webhook-allow-private)"
+        ))
+    };
+    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+        return Err(NotifyError::Invalid("the webhook URL has no host".into()));
+    };
+    // The URL parser writes an address in its usual form (`0x7f.1` as `127.0.0.1`, IPv6 in
+    // brackets), so what parses as an address here is one.
+    if let Ok(ip) = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
+        return match private_reason(ip) {
+            Some(why) => Err(refuse(format!("{why} ({ip})"))),
+            None => Ok(()),
+        };
+    }
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        Err(refuse(format!("a loopback name ({name})")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Seconds a webhook's host name may take to resolve when the URL is set.
+const RESOLVE_WHEN_SET_SECS: u64 = 2;
+
+/// When a webhook URL is set: resolve its host name and refuse it if any address it resolves to
+/// is not public. A name that does not resolve now (or not within a moment) is accepted — the
+/// delivery checks again whatever it resolves to then.
+pub async fn check_webhook_resolves(url: &str, allow_private: bool) -> Result<(), NotifyError> {
+    if allow_private {
+        return Ok(());
+    }
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return Ok(());
+    };
+    let Some(name) = parsed.host_str().filter(|h| !h.starts_with('[')) else {
+        return Ok(());
+    };
+    if name.parse::<IpAddr>().is_ok() {
+        return Ok(()); // an address: checked by check_webhook
+    }
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let lookup = tokio::net::lookup_host((name, port));
+    let Ok(Ok(addrs)) =
+        tokio::time::timeout(Duration::from_secs(RESOLVE_WHEN_SET_SECS), lookup).await
+    else {
+        return Ok(());
+    };
+    for addr in addrs {
+        if let Some(why) = private_reason(addr.ip()) {
+            return Err(NotifyError::NotPublic(format!(
+                "the webhook URL's host {name} resolves to {why} ({}): a webhook may only reach \
+                 public addresses (the server's operator may allow others with \
+                 --webhook-allow-private)",
+                addr.ip()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Why `ip` is not an address a webhook may reach (loopback, private, link-local, reserved…),
+/// or `None` for a public one. An IPv6 address carrying an IPv4 one (mapped, compatible,
+/// NAT64, 6to4) is judged by the IPv4 address it carries.
+pub fn private_reason(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => v4_reason(v4),
+        IpAddr::V6(v6) => v6_reason(v6),
+    }
+}
+
+fn v4_reason(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_private() {
+        Some("a private address")
+    } else if ip.is_link_local() {
+        Some("a link-local address")
+    } else if a == 0 {
+        Some("an unspecified (\"this network\") address")
+    } else if a == 100 && (b & 0xc0) == 64 {
+        Some("a shared (carrier-grade NAT) address")
+    } else if ip.is_broadcast() || a >= 240 {
+        Some("a reserved address")
+    } else if ip.is_multicast() {
+        Some("a multicast address")
+    } else if (a == 192 && b == 0 && c == 0)
+        || (a == 198 && (b & 0xfe) == 18)
+        || ip.is_documentation()
+    {
+        Some("a reserved address")
+    } else {
+        None
+    }
+}
+
+fn v6_reason(ip: Ipv6Addr) -> Option<&'static str> {
+    let s = ip.segments();
+    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return v4_reason(v4);
+    }
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_unspecified() {
+        Some("an unspecified address")
+    } else if s[..6].iter().all(|&x| x == 0) {
+        // ::a.b.c.d, IPv4-compatible (deprecated): judged by the IPv4 address.
+        v4_reason(embedded(s[6], s[7])).or(Some("an IPv4-compatible address"))
+    } else if s[0] == 0x64 && s[1] == 0xff9b {
+        v4_reason(embedded(s[6], s[7]))
+    } else if s[0] == 0x2002 {
+        v4_reason(embedded(s[1], s[2]))
+    } else if (s[0] & 0xfe00) == 0xfc00 {
+        Some("a private (unique local) address")
+    } else if (s[0] & 0xffc0) == 0xfe80 {
+        Some("a link-local address")
+    } else if (s[0] & 0xffc0) == 0xfec0 {
+        Some("a site-local address")
+    } else if ip.is_multicast() {
+        Some("a multicast address")
+    } else if s[0] == 0x2001 && s[1] == 0x0db8 {
+        Some("a reserved (documentation) address")
+    } else {
+        None
+    }
+}
+
+/// The webhook client's resolver when only public addresses may be reached: it resolves a name
+/// as usual and refuses it if any of its addresses is not public (checked when the request is
+/// made, so a name that came to resolve to an internal address since it was set is refused).
+/// A URL naming an address is not resolved: [`send_webhook`] checks it itself.
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(why) = addrs.iter().find_map(|a| private_reason(a.ip())) {
+                return Err(format!(
+                    "the webhook's host resolves to {why}: not reached (--webhook-allow-private)"
+                )
+                .into());
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
+    }
 }
 
 /// An account's notification settings as stored.
@@ -296,9 +508,29 @@ struct Worker {
     http: reqwest::Client,
     config: NotifyConfig,
     permits: Arc<Semaphore>,
+    shutdown: CancellationToken,
+}
+
+/// What a delivery needs to wait, retry and stop: the database (is the period still on?), the
+/// attempt permits and the server's shutdown.
+#[derive(Clone)]
+struct Retrying {
+    pool: SqlitePool,
+    permits: Arc<Semaphore>,
+    shutdown: CancellationToken,
+    config: NotifyConfig,
 }
 
 impl Worker {
+    fn retrying(&self) -> Retrying {
+        Retrying {
+            pool: self.pool.clone(),
+            permits: self.permits.clone(),
+            shutdown: self.shutdown.clone(),
+            config: self.config.clone(),
+        }
+    }
+
     async fn run(self, mut rx: mpsc::Receiver<YourTurn>, shutdown: CancellationToken) {
         loop {
             let turn = tokio::select! {
@@ -362,43 +594,80 @@ impl Worker {
             ),
             account,
         };
+        // Each delivery is a task of its own, holding an attempt permit only while it tries (a
+        // retry waiting for its time holds none), so a dead receiver never holds up the rest.
         if let (Some(to), Some(mail)) = (email, &self.mail) {
-            let permit = self.permits.clone().acquire_owned().await;
-            let (mail, d, config) = (mail.clone(), delivery.clone(), self.config.clone());
+            let (mail, d, retrying) = (mail.clone(), delivery.clone(), self.retrying());
             tokio::spawn(async move {
-                let _permit = permit;
-                send_email(&mail, &to, &d, &config).await;
+                send_email(&mail, &to, &d, &retrying).await;
             });
         }
         if let Some(url) = webhook {
-            let permit = self.permits.clone().acquire_owned().await;
-            let (http, d, config) = (self.http.clone(), delivery, self.config.clone());
+            let (http, d, retrying) = (self.http.clone(), delivery, self.retrying());
             tokio::spawn(async move {
-                let _permit = permit;
-                send_webhook(&http, &url, &d, &config).await;
+                send_webhook(&http, &url, &d, &retrying).await;
             });
         }
         Ok(())
     }
 }
 
-/// The wait before retry `n` (0-based): `backoff`, doubled each time.
+/// The wait before retry `n` (0-based): `backoff`, multiplied by `backoff_factor` each time, at
+/// most `backoff_max`.
 fn backoff(config: &NotifyConfig, n: u32) -> Duration {
-    config.backoff.saturating_mul(1u32 << n.min(16))
+    let factor = config.backoff_factor.max(1).saturating_pow(n);
+    config
+        .backoff
+        .saturating_mul(factor)
+        .min(config.backoff_max.max(config.backoff))
 }
 
-/// Try `attempt` once and then up to `config.retries` more times, with exponential backoff;
-/// the outcome is counted and logged (without the destination).
-async fn with_retries<F, Fut>(
-    channel: &'static str,
-    d: &Delivery,
-    config: &NotifyConfig,
-    attempt: F,
-) where
+/// Whether seat `d.side` still waits in the period `d` was made for: nothing was logged in its
+/// game after action `d.seq` (an action by the player, or anything ending the game, ends it).
+async fn still_waiting(pool: &SqlitePool, d: &Delivery) -> Result<bool, sqlx::Error> {
+    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(seq) FROM actions WHERE game_id = ?")
+        .bind(d.game.to_string())
+        .fetch_one(pool)
+        .await?;
+    Ok(last.and_then(|l| u64::try_from(l).ok()) == Some(d.seq))
+}
+
+/// Try `attempt` once and then up to `retries` more times with exponential backoff, while the
+/// waiting period lasts and the server runs; the outcome is counted and logged (without the
+/// destination).
+async fn with_retries<F, Fut>(channel: &'static str, d: &Delivery, r: &Retrying, attempt: F)
+where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<(), String>>,
 {
+    let config = &r.config;
     for n in 0..=config.retries {
+        if n > 0 {
+            tokio::select! {
+                () = r.shutdown.cancelled() => {
+                    tracing::info!(game = %d.game, seq = d.seq, channel,
+                        "your-turn notification retry dropped: the server is stopping");
+                    return;
+                }
+                () = tokio::time::sleep(backoff(config, n - 1)) => {}
+            }
+            match still_waiting(&r.pool, d).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::info!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
+                        "your-turn notification not retried: the waiting period is over");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(game = %d.game, seq = d.seq, channel, error = %e,
+                        "your-turn notification not retried: the game could not be read");
+                    return;
+                }
+            }
+        }
+        let Ok(_permit) = r.permits.acquire().await else {
+            return;
+        };
         match tokio::time::timeout(config.timeout, attempt()).await {
             Ok(Ok(())) => {
                 metrics::counter!(SENT, "channel" => channel).increment(1);
@@ -415,9 +684,6 @@ async fn with_retries<F, Fut>(
                     "your-turn notification timed out");
             }
         }
-        if n < config.retries {
-            tokio::time::sleep(backoff(config, n)).await;
-        }
     }
     metrics::counter!(FAILED, "channel" => channel).increment(1);
     tracing::error!(game = %d.game, side = d.side.as_str(), seq = d.seq, channel,
@@ -431,7 +697,7 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
-async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) {
+async fn send_email(mail: &Mail, to: &str, d: &Delivery, r: &Retrying) {
     use lettre::AsyncTransport;
     let Ok(to) = to.parse::<lettre::message::Mailbox>() else {
         tracing::warn!(game = %d.game, "stored e-mail address no longer parses: not sent");
@@ -462,7 +728,7 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) 
             return;
         }
     };
-    with_retries("email", d, config, || {
+    with_retries("email", d, r, || {
         let m = message.clone();
         async move {
             mail.transport
@@ -475,7 +741,19 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, config: &NotifyConfig) 
     .await;
 }
 
-async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &NotifyConfig) {
+async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, r: &Retrying) {
+    // A URL stored while private addresses were allowed (or before they were refused) is
+    // checked again: a literal address never reaches the resolver.
+    if !r.config.allow_private
+        && let Err(e) = reqwest::Url::parse(url)
+            .map_err(|e| NotifyError::Invalid(e.to_string()))
+            .and_then(|u| check_public_host(&u))
+    {
+        metrics::counter!(FAILED, "channel" => "webhook").increment(1);
+        tracing::warn!(game = %d.game, side = d.side.as_str(), seq = d.seq, error = %e,
+            "your-turn webhook not sent: its address is not public");
+        return;
+    }
     let body = serde_json::json!({
         "event": "your_turn",
         "game_id": d.game.to_string(),
@@ -484,7 +762,7 @@ async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, config: &
         "seq": d.seq,
         "link": d.link,
     });
-    with_retries("webhook", d, config, || {
+    with_retries("webhook", d, r, || {
         let req = http.post(url).json(&body);
         async move {
             let resp = req.send().await.map_err(|e| e.without_url().to_string())?;
@@ -515,7 +793,7 @@ mod tests {
             assert!(e.contains("e-mail address"), "{bad}: {e}");
         }
         assert_eq!(
-            check_webhook(Some("https://hooks.example/x?t=1"))
+            check_webhook(Some("https://hooks.example/x?t=1"), false)
                 .unwrap()
                 .as_deref(),
             Some("https://hooks.example/x?t=1")
@@ -526,21 +804,92 @@ mod tests {
             ("not a url", "not a URL"),
             ("https://user:pw@x.example/", "user name"),
         ] {
-            let e = check_webhook(Some(bad)).unwrap_err().to_string();
+            let e = check_webhook(Some(bad), false).unwrap_err().to_string();
             assert!(e.contains(why), "{bad}: {e}");
         }
     }
 
     #[test]
-    fn retries_back_off_exponentially() {
-        let config = NotifyConfig::default();
-        let waits: Vec<u64> = (0..4)
-            .map(|n| backoff(&config, n).as_millis() as u64)
-            .collect();
-        assert_eq!(
-            waits,
-            [BACKOFF_MS, 2 * BACKOFF_MS, 4 * BACKOFF_MS, 8 * BACKOFF_MS]
+    fn webhooks_to_internal_addresses_are_refused_unless_allowed() {
+        for (url, why) in [
+            ("http://127.0.0.1:8080/hook", "loopback"),
+            ("http://127.9.9.9/", "loopback"),
+            ("http://localhost/x", "loopback name"),
+            ("http://api.LOCALHOST./x", "loopback name"),
+            ("http://10.1.2.3/", "private"),
+            ("http://172.16.0.1/", "private"),
+            ("http://192.168.1.1/", "private"),
+            ("http://169.254.169.254/latest/meta-data", "link-local"),
+            ("http://0.0.0.0/", "unspecified"),
+            ("http://100.64.0.1/", "carrier-grade"),
+            ("http://[::1]/", "loopback"),
+            ("http://[::]/", "unspecified"),
+            ("http://[fd00::1]/", "unique local"),
+            ("http://[fe80::1]/", "link-local"),
+            ("http://[::ffff:127.0.0.1]/", "loopback"),
+            ("http://[::ffff:10.0.0.1]/", "private"),
+            ("http://[64:ff9b::a9fe:a9fe]/", "link-local"),
+            ("http://[2002:c0a8:0101::1]/", "private"),
+            ("http://2130706433/", "loopback"),
+            ("http://0x7f.1/", "loopback"),
+        ] {
+            let e = check_webhook(Some(url), false).unwrap_err();
+            assert!(matches!(e, NotifyError::NotPublic(_)), "{url}: {e}");
+            let e = e.to_string();
+            assert!(
+                e.contains(why) && e.contains("--webhook-allow-private"),
+                "{url}: {e}"
+            );
+            assert_eq!(
+                check_webhook(Some(url), true).unwrap().as_deref(),
+                Some(url)
+            );
+        }
+        for url in [
+            "https://8.8.8.8/",
+            "http://[2606:4700:4700::1111]/",
+            "https://hooks.example/x",
+            "http://[::ffff:8.8.8.8]/",
+        ] {
+            assert!(check_webhook(Some(url), false).is_ok(), "{url}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_resolver_refuses_names_of_internal_addresses() {
+        use reqwest::dns::Resolve;
+        let name: reqwest::dns::Name = "localhost".parse().unwrap();
+        let e = PublicOnly.resolve(name).await.err().expect("refused");
+        assert!(e.to_string().contains("loopback"), "{e}");
+        let e = check_webhook_resolves("http://localhost./x", false).await;
+        assert!(e.is_ok() || matches!(e, Err(NotifyError::NotPublic(_))));
+        assert!(
+            check_webhook_resolves("http://localhost/x", true)
+                .await
+                .is_ok()
         );
+    }
+
+    #[test]
+    fn retries_back_off_exponentially_up_to_the_longest_wait() {
+        let config = NotifyConfig::default();
+        let waits: Vec<u64> = (0..config.retries)
+            .map(|n| backoff(&config, n).as_secs())
+            .collect();
+        assert_eq!(waits, [5, 30, 180, 1080, 3600, 3600]);
+        let config = NotifyConfig {
+            backoff: Duration::from_millis(100),
+            backoff_factor: 2,
+            backoff_max: Duration::from_millis(500),
+            ..NotifyConfig::default()
+        };
+        let waits: Vec<u128> = (0..5).map(|n| backoff(&config, n).as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 500, 500]);
+        let flat = NotifyConfig {
+            backoff_factor: 0,
+            ..config
+        };
+        assert_eq!(backoff(&flat, 40), Duration::from_millis(100));
     }
 
     #[tokio::test]

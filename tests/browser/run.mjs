@@ -23,6 +23,7 @@ import { accountChecks } from './accounts.mjs';
 import { chatChecks } from './chat.mjs';
 import { myGamesChecks } from './my-games.mjs';
 import { notifyChecks } from './notify.mjs';
+import { accountSeatChecks } from './account-seat.mjs';
 import { hexOnScreen } from './lib.mjs';
 
 const t0 = Date.now();
@@ -791,6 +792,7 @@ await accountChecks(browser, base);
 await chatChecks(browser, base);
 await myGamesChecks(browser, base);
 await notifyChecks(browser, base);
+await accountSeatChecks(browser, base);
 
 await check('the page on a phone: map above, panel below, the game drawn', async () => {
   const p = await newPage(browser, 'phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -365,3 +365,105 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     let first = frame_of(&mut a, "state").await;
     assert_eq!(first["you"], "chinese");
 }
+
+/// Every byte of the database's files (the database and its write-ahead log), as text.
+fn database_text(dir: &std::path::Path) -> String {
+    let mut all = Vec::new();
+    for name in ["siege.db", "siege.db-wal"] {
+        if let Ok(bytes) = std::fs::read(dir.join(name)) {
+            all.extend(bytes);
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+/// A rematch's invite code is stored only hashed: it appears nowhere in the database. The
+/// running server shows the seats the same code; after a restart the offer comes with a fresh
+/// code (the same for both seats and for a second request), which takes the seat, while the
+/// code shown before the restart no longer does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
+    let server = TestServer::start().await;
+    let alice = account(&server, "Alice").await;
+    let guest = server.http.stranger();
+    let created = create(&alice, "Siege", "allied", json!({})).await;
+    let joined = join(&guest, &created).await;
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let path = format!("/api/games/{id}/rematch");
+    let url = server.http.ws_url(&id);
+    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    let state = frame_of(&mut g, "state").await;
+    g.send(action_frame(&state, &json!({"type": "resign"})))
+        .await;
+    frame_of(&mut g, "state").await;
+    let (s, r) = alice.post_json(&path, json!({})).await;
+    assert_eq!(s, 201, "{r}");
+    let new_id = r["game_id"].as_str().unwrap().to_string();
+    let first_code = r["invite_code"].as_str().unwrap().to_string();
+    assert_eq!(first_code.len(), 32, "{r}");
+    let offer = frame_of(&mut g, "rematch").await;
+    assert!(
+        offer["invite_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("code={first_code}"))
+    );
+    drop(g);
+
+    // Not in the database: neither the plaintext, nor anything but its hash.
+    let dir = server.stop_keeping_data().await;
+    let stored = database_text(&dir);
+    assert!(!stored.is_empty());
+    assert!(
+        !stored.contains(&first_code),
+        "the rematch's invite code is stored in plaintext"
+    );
+    let hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+        first_code.as_bytes(),
+    ));
+    assert!(stored.contains(&hash), "the code's hash is stored");
+
+    // After the restart: the guest's seat joining the finished game is shown a fresh code.
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let url = server.http.ws_url(&id);
+    let mut again = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    frame_of(&mut again, "state").await;
+    let offer = frame_of(&mut again, "rematch").await;
+    assert_eq!(offer["game_id"], new_id.as_str());
+    assert_eq!(offer["by"], "allied");
+    let fresh_url = offer["invite_url"].as_str().unwrap().to_string();
+    let fresh = fresh_url.rsplit("code=").next().unwrap().to_string();
+    assert_eq!(fresh.len(), 32, "{fresh_url}");
+    assert_ne!(fresh, first_code, "a fresh code after the restart");
+    // The other seat, and a second request, are shown the same fresh code.
+    let mut host = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
+    frame_of(&mut host, "state").await;
+    assert_eq!(
+        frame_of(&mut host, "rematch").await["invite_url"],
+        fresh_url.as_str()
+    );
+    let (s, r2) = server
+        .http
+        .stranger()
+        .post_json(&path, json!({"token": joined["token"]}))
+        .await;
+    assert_eq!(s, 200, "{r2}");
+    assert_eq!(r2["invite_code"], fresh.as_str());
+    assert_eq!(r2["invite_url"], fresh_url.as_str());
+    // The old code no longer takes the seat; the fresh one does.
+    let join_path = format!("/api/games/{new_id}/join");
+    let (s, b) = server
+        .http
+        .stranger()
+        .post_json(&join_path, json!({"side": "allied", "code": first_code}))
+        .await;
+    assert_eq!((s, code(&b)), (403, "invite_required"), "{b}");
+    let (s, b) = server
+        .http
+        .stranger()
+        .post_json(&join_path, json!({"side": "allied", "code": fresh}))
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert!(!database_text(&server.dir).contains(&fresh));
+    server.stop().await;
+}

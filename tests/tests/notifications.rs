@@ -85,20 +85,20 @@ async fn smtp_sink() -> (u16, Arc<Mutex<Vec<Mail>>>) {
     (port, mails)
 }
 
-/// A minimal webhook receiver: records every POST's path and JSON body. The first request it
-/// sees is answered 503, so that the server's retry is exercised; the rest 204.
+/// A minimal webhook receiver: records every POST's path and JSON body and answers 204. (A
+/// failed attempt is retried only while the player has not acted, and these tests play on at
+/// once: the retries have a test of their own, with [`flaky_sink`].)
 async fn webhook_sink() -> (u16, Arc<Mutex<Vec<(String, Value)>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let hooks = Arc::new(Mutex::new(Vec::new()));
     let kept = hooks.clone();
-    let first = Arc::new(std::sync::atomic::AtomicBool::new(true));
     tokio::spawn(async move {
         loop {
             let Ok((socket, _)) = listener.accept().await else {
                 return;
             };
-            let (hooks, first) = (kept.clone(), first.clone());
+            let hooks = kept.clone();
             tokio::spawn(async move {
                 let (read, mut write) = socket.into_split();
                 let mut reader = BufReader::new(read);
@@ -125,13 +125,6 @@ async fn webhook_sink() -> (u16, Arc<Mutex<Vec<(String, Value)>>>) {
                     let mut body = vec![0; length];
                     if reader.read_exact(&mut body).await.is_err() {
                         return;
-                    }
-                    let fail = first.swap(false, std::sync::atomic::Ordering::SeqCst);
-                    if fail {
-                        let _ = write
-                            .write_all(b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n")
-                            .await;
-                        continue;
                     }
                     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     hooks.lock().unwrap().push((path, value));
@@ -274,6 +267,8 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
         c.notify.smtp_from = "Siege <siege@test.invalid>".into();
         c.notify.public_url = "https://siege.test.invalid".into();
         c.notify.backoff = Duration::from_millis(20);
+        // The receiver is on 127.0.0.1.
+        c.notify.allow_private = true;
     };
     let server = TestServer::start_with(configure).await;
 
@@ -439,6 +434,333 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
     assert_eq!(
         (mails.lock().unwrap().len(), hooks.lock().unwrap().len()),
         (sent_before.0 + 1, sent_before.1 + 1)
+    );
+    drop(table);
+    server.stop().await;
+}
+
+/// Log in again (on a restarted server, which listens on another port).
+async fn logged_in(server: &TestServer, name: &str) -> Http {
+    let http = server.http.stranger();
+    let (s, b) = http
+        .post_json(
+            "/api/account/login",
+            json!({"name": name, "password": "legation1900"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    http
+}
+
+/// Play until the decision has passed to each side once more: the seqs of those hand-overs.
+async fn hand_overs(table: &mut Table, rng: &mut rand_chacha::ChaCha8Rng) -> [Vec<u64>; 2] {
+    let mut got = [Vec::new(), Vec::new()];
+    for _ in 0..400 {
+        if table.to_act().is_none() || got.iter().all(|g| !g.is_empty()) {
+            break;
+        }
+        let (actor, seq, next) = table.step(rng).await;
+        if let Some(next) = next
+            && next != actor
+        {
+            got[usize::from(next == "chinese")].push(seq);
+        }
+    }
+    assert!(got.iter().all(|g| !g.is_empty()), "{got:?}");
+    got
+}
+
+/// Without `--webhook-allow-private` a webhook may only reach public addresses: a loopback,
+/// private or link-local URL (or localhost) is refused when set, 400 `webhook_not_public`,
+/// naming why, and nothing is stored; one stored while they were allowed is not delivered
+/// once they are not (the delivery checks again) — and is delivered again when they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_them() {
+    let (hook_port, hooks) = webhook_sink().await;
+    let server = TestServer::start().await;
+    let reid = signed_up(&server, "Reid").await;
+    signed_up(&server, "Conger").await; // logs in after the restart
+    for (url, why) in [
+        (
+            format!("http://127.0.0.1:{hook_port}/hook/allied"),
+            "loopback",
+        ),
+        (
+            format!("http://localhost:{hook_port}/hook/allied"),
+            "loopback",
+        ),
+        (format!("http://[::1]:{hook_port}/hook/allied"), "loopback"),
+        (
+            "http://169.254.169.254/latest/meta-data/".to_string(),
+            "link-local",
+        ),
+        ("http://10.0.0.7/hook".to_string(), "private"),
+    ] {
+        let (s, b) = reid
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!((s, code(&b)), (400, "webhook_not_public"), "{url}: {b}");
+        let message = b["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(why) && message.contains("--webhook-allow-private"),
+            "{url}: {message}"
+        );
+    }
+    let (_, b) = reid.get_signed("/api/account/notifications").await;
+    assert_eq!(b["webhook"], Value::Null, "nothing stored: {b}");
+    // A public address is taken as before.
+    let (s, b) = reid
+        .post_json(
+            "/api/account/notifications",
+            json!({"webhook": "https://93.184.215.14/hook"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    // The operator allows them: the same URLs are stored.
+    let allow = |c: &mut siege::server::Config| {
+        c.notify.allow_private = true;
+        c.notify.backoff = Duration::from_millis(20);
+    };
+    let server = TestServer::start_in(server.stop_keeping_data().await, allow).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    for (http, side) in [(&reid, "allied"), (&conger, "chinese")] {
+        let url = format!("http://127.0.0.1:{hook_port}/hook/{side}");
+        let (s, b) = http
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let (s, created) = reid
+        .post_json("/api/games", json!({"side": "allied", "name": "Guarded"}))
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    // No longer allowed: hand-overs to both sides, and nothing reaches the receiver.
+    let deny = |c: &mut siege::server::Config| c.notify.backoff = Duration::from_millis(20);
+    let server = TestServer::start_in(server.stop_keeping_data().await, deny).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1901);
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    hand_overs(&mut table, &mut rng).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        hooks.lock().unwrap().is_empty(),
+        "a loopback webhook was delivered without the flag: {:?}",
+        hooks.lock().unwrap()
+    );
+    drop(table);
+
+    // Allowed again: the next hand-overs are delivered (the receiver works).
+    let server = TestServer::start_in(server.stop_keeping_data().await, allow).await;
+    let (reid, conger) = (
+        logged_in(&server, "Reid").await,
+        logged_in(&server, "Conger").await,
+    );
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    let got = hand_overs(&mut table, &mut rng).await;
+    let delivered = |side: &str| {
+        hooks
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(path, _)| path == &format!("/hook/{side}"))
+            .count()
+    };
+    eventually(|| delivered("allied") >= got[0].len() && delivered("chinese") >= got[1].len())
+        .await;
+    assert_eq!(
+        (delivered("allied"), delivered("chinese")),
+        (got[0].len(), got[1].len()),
+        "{:?}",
+        hooks.lock().unwrap()
+    );
+    drop(table);
+    server.stop().await;
+}
+
+/// Every attempt a flaky webhook receiver saw: its path, its body and the status it answered.
+type Attempts = Arc<Mutex<Vec<(String, Value, u16)>>>;
+
+/// A webhook receiver that answers 503 to the first `fail` requests for each path (a path is a
+/// player here) and 204 after that; `usize::MAX`: it always fails.
+async fn flaky_sink(fail: usize) -> (u16, Attempts) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let attempts: Attempts = Arc::new(Mutex::new(Vec::new()));
+    let kept = attempts.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let attempts = kept.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut reader = BufReader::new(read);
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let path = request.split(' ').nth(1).unwrap_or("").to_string();
+                    let mut length = 0usize;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let status = {
+                        let mut seen = attempts.lock().unwrap();
+                        let before = seen.iter().filter(|(p, _, _)| *p == path).count();
+                        let status = if before < fail { 503 } else { 204 };
+                        seen.push((path, value, status));
+                        status
+                    };
+                    let answer: &[u8] = if status == 503 {
+                        b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n"
+                    } else {
+                        b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n"
+                    };
+                    let _ = write.write_all(answer).await;
+                }
+            });
+        }
+    });
+    (port, attempts)
+}
+
+/// The attempts for `side` so far: (seq, status) in order.
+fn attempts_of(attempts: &Attempts, side: &str) -> Vec<(u64, u16)> {
+    attempts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(p, _, _)| p == &format!("/hook/{side}"))
+        .map(|(_, b, s)| (b["seq"].as_u64().unwrap_or(0), *s))
+        .collect()
+}
+
+/// A failed delivery is tried again later, with growing waits, while the player has not acted:
+/// a receiver that fails the first three attempts gets the fourth and then nothing more — one
+/// successful delivery for the waiting period. A receiver that always fails is not tried again
+/// once the player has acted (the waiting period ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_delivery_is_retried_later_until_it_succeeds_but_not_after_the_player_acted() {
+    let (flaky_port, flaky) = flaky_sink(3).await;
+    let (dead_port, dead) = flaky_sink(usize::MAX).await;
+    let server = TestServer::start_with(|c| {
+        c.notify.allow_private = true;
+        c.notify.retries = 6;
+        c.notify.backoff = Duration::from_millis(60);
+        c.notify.backoff_factor = 2;
+        c.notify.backoff_max = Duration::from_millis(400);
+    })
+    .await;
+    let reid = signed_up(&server, "Reid").await;
+    let conger = signed_up(&server, "Conger").await;
+    // The Allied player's receiver always fails; the Chinese player's fails three times.
+    for (http, port, side) in [
+        (&reid, dead_port, "allied"),
+        (&conger, flaky_port, "chinese"),
+    ] {
+        let url = format!("http://127.0.0.1:{port}/hook/{side}");
+        let (s, b) = http
+            .post_json("/api/account/notifications", json!({"webhook": url}))
+            .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let (s, created) = reid
+        .post_json("/api/games", json!({"side": "allied", "name": "Retried"}))
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1902);
+
+    // The Allies play until the move passes to the Chinese, who then wait.
+    let mut to_chinese = None;
+    for _ in 0..400 {
+        let (actor, seq, next) = table.step(&mut rng).await;
+        if actor == "allied" && next.as_deref() == Some("chinese") {
+            to_chinese = Some(seq);
+            break;
+        }
+    }
+    let seq = to_chinese.expect("the move passes to the Chinese");
+    eventually(|| {
+        attempts_of(&flaky, "chinese")
+            .iter()
+            .any(|(_, s)| *s == 204)
+    })
+    .await;
+    // Then wait longer than the remaining retries would take: nothing more comes.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        attempts_of(&flaky, "chinese"),
+        [(seq, 503), (seq, 503), (seq, 503), (seq, 204)],
+        "three failures, then one success, then nothing"
+    );
+
+    // The Chinese play until the move passes back: the Allied receiver fails every attempt.
+    let mut to_allied = None;
+    for _ in 0..400 {
+        let (actor, seq, next) = table.step(&mut rng).await;
+        if actor == "chinese" && next.as_deref() == Some("allied") {
+            to_allied = Some(seq);
+            break;
+        }
+    }
+    let seq = to_allied.expect("the move passes back to the Allies");
+    eventually(|| attempts_of(&dead, "allied").len() >= 2).await;
+    // The Allies act: the waiting period is over, so no retry follows (an attempt already
+    // under way may still land).
+    let (actor, _, _) = table.step(&mut rng).await;
+    assert_eq!(actor, "allied");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after_acting = attempts_of(&dead, "allied").len();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let tried = attempts_of(&dead, "allied");
+    assert!(
+        tried.len() <= after_acting + 1 && tried.len() < 7,
+        "tried again after the player acted: {tried:?}"
+    );
+    assert!(
+        tried.iter().all(|(s, status)| *s == seq && *status == 503),
+        "{tried:?}"
     );
     drop(table);
     server.stop().await;

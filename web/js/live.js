@@ -13,7 +13,8 @@ import { GameClock } from './clock.js';
 import { TurnAlert } from './notify.js';
 
 export class LiveGame {
-  /** `seat`: {side, token} to play, or null to watch. */
+  /** `seat`: {side, token} to play, {side, token: null, account: true} to play the seat the
+   *  signed-in account holds (no token in this browser), or null to watch. */
   constructor(table, gameId, seat) {
     this.table = table;
     this.gameId = gameId;
@@ -43,7 +44,8 @@ export class LiveGame {
       chat: (f) => this.onChat(f),
       clock: (f) => this.clock.update(f.clock),
       rematch: (f) => this.onRematch(f),
-    });
+      seatRefused: (f) => this.onSeatRefused(f),
+    }, { account: Boolean(this.seat?.account) });
   }
 
   /** Everything logged so far; safe to call again, each seq is added once. */
@@ -67,7 +69,8 @@ export class LiveGame {
     document.body.dataset.toAct = f.view.to_act ?? '';
     this.chat.setYou(f.you);
     this.clock.state(f);
-    if (this.seat && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
+    if (this.seat?.account && f.you !== 'spectator') this.seat.side = f.you;
+    if (this.seat?.token && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
       this.seat.side = f.you;
       this.seat.unsaved = false;
       saveSeat(this.gameId, f.you, this.seat.token);
@@ -139,6 +142,15 @@ export class LiveGame {
     } catch (e) {
       toast(`The rematch could not be joined: ${e.message}`, 'error');
     }
+  }
+
+  /** The server did not seat the account (it holds no seat here after all, or the session
+   *  ended): this page watches instead. */
+  onSeatRefused(f) {
+    this.seat = null;
+    this.table.act = null;
+    this.table.explain = null;
+    toast(`Your account's seat could not be opened (${f.message}): watching.`, 'info');
   }
 
   onChat(f) {

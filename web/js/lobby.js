@@ -205,7 +205,9 @@ export class Lobby {
 
   myRow(g) {
     const id = encodeURIComponent(g.game_id);
-    const seat = seatFor(g.game_id);
+    // A seat kept in this browser, or one the signed-in account holds (listed with `you`): the
+    // table opens it either way (without a token, the account's seat joins by the session).
+    const seat = seatFor(g.game_id) ?? (g.you && !g.kept ? { side: g.you } : null);
     const finished = g.status === 'finished';
     const buttons = [];
     if (!finished) buttons.push(h('a', { class: `button small${g.your_move ? ' primary' : ''}`, href: seat ? `#game=${id}` : `#watch=${id}`, text: seat ? 'Play' : 'Open' }));

@@ -2,7 +2,8 @@
 // nothing in a fragment (a seat's token above all) ever reaches it:
 //   (empty)          the lobby
 //   #join=ID         an invitation: take the free seat
-//   #game=ID         play your seat (its token is in this browser), or watch if you have none
+//   #game=ID         play your seat (its token is in this browser, or the signed-in account holds
+//                    it: then the socket joins without a token), or watch if you have none
 //   #game=ID&token=T a seat link from another device: dropped from the URL at once; its token is
 //                    kept only once the server seats it, and replaces a kept seat only if the
 //                    player says so
@@ -137,7 +138,11 @@ async function openTable(mode, gameId) {
   current.push(table);
   const offered = offeredSeat?.gameId === gameId ? offeredSeat : null;
   offeredSeat = null;
-  const seat = mode === 'play' ? (offered ?? seatFor(gameId)) : null;
+  let seat = mode === 'play' ? (offered ?? seatFor(gameId)) : null;
+  if (mode === 'play' && !seat) {
+    seat = await accountSeat(gameId);
+    if (nav !== navigation) return;
+  }
   if (mode === 'play' && !seat) toast('You have no seat in this game in this browser: watching.', 'info');
   const ctl = mode === 'replay' ? new Replay(table, gameId) : new LiveGame(table, gameId, seat);
   current.push(ctl);
@@ -147,7 +152,7 @@ async function openTable(mode, gameId) {
   download.href = `/api/games/${encodeURIComponent(gameId)}/transcript`;
   download.download = `siege-${gameId}.md`;
   download.hidden = false;
-  if (mode === 'play' && seat) seatKeeper(gameId, seat);
+  if (mode === 'play' && seat?.token) seatKeeper(gameId, seat);
   // While the game waits for its second player, ask now and then whether they came: the
   // invitation leaves the top bar as soon as they have (or the game is over).
   const waiting = { timer: null, close() { clearInterval(this.timer); } };
@@ -164,6 +169,22 @@ async function openTable(mode, gameId) {
     toast('Your opponent has not joined yet: send them the invite link (top right).');
     waiting.timer = setInterval(() => refresh().catch(() => {}), INVITE_POLL_MS);
   }).catch(() => {});
+}
+
+/** The seat the signed-in account holds in `gameId` when this browser keeps no token for it:
+ *  `{side, token: null, account: true}` when `GET /api/games/{id}` names the account on exactly
+ *  one seat (the socket then joins without a token, the session cookie proving who it is), else
+ *  null. The seat stays the account's: nothing is kept in this browser. */
+async function accountSeat(gameId) {
+  try {
+    const me = await api.me();
+    if (!me) return null;
+    const g = await api.game(gameId);
+    const sides = ['allied', 'chinese'].filter((s) => g.players?.[s] === me.name);
+    return sides.length === 1 ? { side: sides[0], token: null, account: true } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Until the player says the seat link is saved, the panel urges them to keep it: the seat
@@ -191,10 +212,12 @@ function topbarButtons(mode, gameId, seat, game) {
   // A computer's seat is named with its level (docs/bots.md).
   const bots = botsText(game);
   if (bots) bar.append(h('span', { id: 'bot-seat', class: 'bot-seat', title: 'The computer plays this seat', text: bots }));
-  if (seat && mode === 'play' && game?.status === 'open') {
+  // An account's seat opened without a token here has neither an invite code nor a seat link
+  // to hand out: those stay in the browser that kept them.
+  if (seat?.token && mode === 'play' && game?.status === 'open') {
     bar.append(h('button', { type: 'button', id: 'invite-button', class: 'small', title: 'Send this to your opponent', onclick: () => copyText(inviteLink(gameId)) }, 'Invite', h('span', { class: 'long', text: ' link' })));
   }
-  if (seat) {
+  if (seat?.token) {
     bar.append(h('button', { type: 'button', id: 'seat-button', class: 'small quiet', title: 'Opens your seat on another device. Keep it private: whoever has it plays your side.', onclick: () => copyText(seatLink(gameId, seat.token)) }, 'Seat', h('span', { class: 'long', text: ' link' })));
   }
   // The position on the board now, opened on the analysis board (Back returns to the game).

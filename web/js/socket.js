@@ -1,6 +1,8 @@
 // The WebSocket half of docs/protocol.md: one socket per game screen. The first frame says who is
-// there (join with the seat's token, or spectate); after a drop it reconnects by itself and
-// sends `resume` with the last seq it saw, so the server sends only what was missed. It asks
+// there (join with the seat's token; a token-less join for the seat the signed-in account holds,
+// which the session cookie proves; or spectate); after a drop it reconnects by itself and
+// sends `resume` with the last seq it saw, so the server sends only what was missed (an
+// account's seat has no token to resume with: it joins again, for a full state). It asks
 // for patches: after a full `state`, each new state comes as the RFC 6902 operations that turn
 // the last state message into it (a few hundred bytes rather than the whole view), applied
 // here, so the rest of the page always sees whole state messages.
@@ -12,11 +14,14 @@ export class GameSocket {
   /**
    * @param {string} gameId
    * @param {string|null} token  the seat's token, or null to watch
-   * @param {object} on  handlers: state(frame), events(frame), error(frame), status(s, detail)
+   * @param {object} on  handlers: state(frame), events(frame), error(frame), status(s, detail),
+   *   seatRefused(frame) when the account's seat is refused (the socket then watches)
+   * @param {object} [opts]  `account: true` (with no token): the seat the signed-in account holds
    */
-  constructor(gameId, token, on) {
+  constructor(gameId, token, on, opts = {}) {
     this.gameId = gameId;
     this.token = token;
+    this.account = !token && Boolean(opts.account);
     this.on = on;
     this.seq = null; // the last seq seen, for resume
     this.tries = 0;
@@ -39,7 +44,9 @@ export class GameSocket {
       this.everOpened = true;
       this.gotState = false;
       let hello;
-      if (this.seq !== null) {
+      if (this.account) {
+        hello = { type: 'join' };
+      } else if (this.seq !== null) {
         hello = { type: 'resume', seq: this.seq };
         if (this.token) hello.token = this.token;
       } else if (this.token) {
@@ -79,6 +86,14 @@ export class GameSocket {
     } else if (f.type === 'events') {
       this.on.events(f);
     } else if (f.type === 'error') {
+      // The account holds no seat here (or both, or the session ended): watch instead, at once
+      // and without alarming anyone — the server closes this socket after the refusal.
+      if (!this.gotState && this.account && ['not_your_seat', 'not_signed_in'].includes(f.code)) {
+        this.account = false;
+        this.retryNow = true;
+        this.on.seatRefused?.(f);
+        return;
+      }
       // Refused before any state: the seat or game is not ours to have; do not hammer.
       if (!this.gotState && ['bad_token', 'not_found', 'corrupt_log'].includes(f.code)) {
         this.fatal = f;
@@ -98,6 +113,7 @@ export class GameSocket {
     clearInterval(this.pinger);
     if (this.closed) return;
     if (this.fatal) { this.on.status('closed', this.fatal.message); return; }
+    if (this.retryNow) { this.retryNow = false; this.open(); return; }
     const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
     this.tries += 1;
     this.on.status('lost', `${e.code || ''}`);

@@ -221,17 +221,28 @@ pub async fn set_notifications(
     AppJson(body): AppJson<NotificationSettings>,
 ) -> Result<Json<NotificationSettings>, AppError> {
     let account = require(&app, &session).await?;
-    let invalid = |e: crate::notify::NotifyError| {
-        AppError::new(
+    // A webhook to an address that is not public is a 400 of its own, so that a client can
+    // tell it from a malformed value (422).
+    let invalid = |e: crate::notify::NotifyError| match e {
+        crate::notify::NotifyError::NotPublic(why) => {
+            AppError::new(StatusCode::BAD_REQUEST, codes::WEBHOOK_NOT_PUBLIC, why)
+        }
+        e => AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             codes::BAD_REQUEST,
             e.to_string(),
-        )
+        ),
     };
     let settings = crate::notify::Settings {
         email: crate::notify::check_email(body.email.as_deref()).map_err(invalid)?,
-        webhook: crate::notify::check_webhook(body.webhook.as_deref()).map_err(invalid)?,
+        webhook: crate::notify::check_webhook(body.webhook.as_deref(), app.webhook_allow_private)
+            .map_err(invalid)?,
     };
+    if let Some(url) = &settings.webhook {
+        crate::notify::check_webhook_resolves(url, app.webhook_allow_private)
+            .await
+            .map_err(invalid)?;
+    }
     crate::notify::save_settings(app.games.store().pool(), account.id, &settings)
         .await
         .map_err(crate::store::StoreError::Db)?;

@@ -176,6 +176,9 @@ pub struct AppState {
     secure_cookies: bool,
     /// Whether your-turn e-mail can be sent (an SMTP relay is configured).
     pub email_available: bool,
+    /// Whether a webhook may name a loopback, private or link-local address
+    /// (`--webhook-allow-private`).
+    pub webhook_allow_private: bool,
     /// The games' chat: checked, stored and delivered apart from the game tasks.
     pub chat: Arc<ChatHub>,
     /// Where expensive requests run.
@@ -221,6 +224,7 @@ impl AppState {
                 .smtp_url
                 .as_deref()
                 .is_some_and(|u| !u.trim().is_empty()),
+            webhook_allow_private: config.notify.allow_private,
             chat,
             heavy: Heavy::start(limits.heavy_threads, limits.heavy_queue, limits.work_budget),
             past: Arc::new(PastStates::new(limits::PAST_STATES)),

@@ -3,6 +3,12 @@
 //! a second request (from either player) answers the first one's game. The invite link goes
 //! only to the seats of the finished game — in the answer, in a `rematch` frame to the seated
 //! connections when it is asked, and to a seat that joins the finished game later.
+//!
+//! The invite code is stored only as its hash (the new game's `invite_hash`, like every private
+//! game's). To show it again, the plaintext is kept in this process's memory, for the most
+//! recent [`REMEMBERED`] rematches; when it is not there (the server restarted, or it was
+//! forgotten) a fresh code is issued the next time it is shown and its hash replaces the stored
+//! one — a link handed out before then stops working, and the seats are shown the new one.
 
 use super::AppState;
 use super::client::{ClientIp, ClientKey};
@@ -10,11 +16,12 @@ use super::error::{AppError, OptionalJson};
 use super::http::{game_id, slowly};
 use super::rate::Act;
 use crate::games::{Creator, tokens};
-use crate::store::{Access, StoredRematch};
+use crate::store::{Access, Store, StoreError, StoredRematch};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use siege_protocol::{GameStatus, Rematch, RematchRequest, ServerFrame, Side, codes};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use tokio::sync::{Mutex, broadcast};
 use tower_sessions::Session;
@@ -23,6 +30,34 @@ use uuid::Uuid;
 /// Rematch offers waiting in the broadcast for slow connections; they are rare, and a
 /// connection that misses one is given it again when it joins the finished game.
 const OFFERS: usize = 64;
+
+/// Rematch invite codes kept in memory (the most recent; an older one is issued afresh when it
+/// is next shown).
+pub const REMEMBERED: usize = 4096;
+
+/// The plaintext invite codes of recent rematches, by new game id, oldest first in `order`.
+#[derive(Debug, Default)]
+struct Codes {
+    by_game: BTreeMap<String, String>,
+    order: VecDeque<String>,
+}
+
+impl Codes {
+    fn remember(&mut self, game_id: &str, code: &str) {
+        if self
+            .by_game
+            .insert(game_id.to_string(), code.to_string())
+            .is_none()
+        {
+            self.order.push_back(game_id.to_string());
+        }
+        while self.order.len() > REMEMBERED {
+            if let Some(old) = self.order.pop_front() {
+                self.by_game.remove(&old);
+            }
+        }
+    }
+}
 
 /// A rematch just asked for, on its way to the finished game's seated connections.
 #[derive(Debug)]
@@ -39,6 +74,8 @@ pub struct Offer {
 pub struct Rematches {
     making: Mutex<()>,
     offers: broadcast::Sender<Arc<Offer>>,
+    /// The plaintext codes, in memory only (the store has their hashes).
+    codes: Mutex<Codes>,
 }
 
 impl Default for Rematches {
@@ -46,6 +83,7 @@ impl Default for Rematches {
         Rematches {
             making: Mutex::new(()),
             offers: broadcast::channel(OFFERS).0,
+            codes: Mutex::new(Codes::default()),
         }
     }
 }
@@ -55,6 +93,23 @@ impl Rematches {
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Offer>> {
         self.offers.subscribe()
     }
+
+    /// The invite code of `rematch`'s new game, to show to a seat of the finished game: the one
+    /// kept in memory, or else a fresh one, whose hash replaces the stored one (one at a time,
+    /// so two seats coming back at once are shown the same code).
+    pub async fn code(&self, store: &Store, rematch: &StoredRematch) -> Result<String, StoreError> {
+        let mut codes = self.codes.lock().await;
+        if let Some(code) = codes.by_game.get(&rematch.game_id) {
+            return Ok(code.clone());
+        }
+        let id = Uuid::parse_str(&rematch.game_id)
+            .map_err(|e| StoreError::Corrupt(format!("a rematch names no game id: {e}")))?;
+        let (code, hash) = tokens::new_invite_code();
+        store.set_invite_hash(id, &hash).await?;
+        tracing::info!(rematch = %id, "rematch invite code issued afresh");
+        codes.remember(&rematch.game_id, &code);
+        Ok(code)
+    }
 }
 
 /// The link that takes `side`'s seat of game `id` with invite `code`.
@@ -62,12 +117,12 @@ fn invite_url(id: &str, side: Side, code: &str) -> String {
     format!("/?game={id}&join={}&code={code}", side.as_str())
 }
 
-/// The `rematch` frame of a stored rematch.
-pub fn frame(rematch: &StoredRematch) -> axum::extract::ws::Utf8Bytes {
+/// The `rematch` frame of a stored rematch whose invite code is `code`.
+pub fn frame(rematch: &StoredRematch, code: &str) -> axum::extract::ws::Utf8Bytes {
     let frame = ServerFrame::<(), (), ()>::Rematch {
         game_id: rematch.game_id.clone(),
         by: rematch.by,
-        invite_url: invite_url(&rematch.game_id, rematch.by, &rematch.code),
+        invite_url: invite_url(&rematch.game_id, rematch.by, code),
     };
     axum::extract::ws::Utf8Bytes::from(serde_json::to_string(&frame).unwrap_or_default())
 }
@@ -118,7 +173,11 @@ pub async fn rematch(
     };
     let making = app.rematches.making.lock().await;
     if let Some(existing) = store.rematch(id).await? {
-        return Ok((StatusCode::OK, Json(answer(&existing, side, None, false))));
+        let code = app.rematches.code(store, &existing).await?;
+        return Ok((
+            StatusCode::OK,
+            Json(answer(&existing, &code, side, None, false)),
+        ));
     }
     if row.status()? != GameStatus::Finished {
         return Err(AppError::new(
@@ -175,8 +234,12 @@ pub async fn rematch(
     let stored = StoredRematch {
         game_id: created.id.to_string(),
         by: side,
-        code,
     };
+    app.rematches
+        .codes
+        .lock()
+        .await
+        .remember(&stored.game_id, &code);
     if !store.set_rematch(id, &stored).await? {
         // Not reachable while rematches are made one at a time; said rather than hidden.
         return Err(AppError::internal("the rematch was recorded twice"));
@@ -185,23 +248,54 @@ pub async fn rematch(
     tracing::info!(game = %id, rematch = %created.id, by = side.as_str(), "rematch");
     let _ = app.rematches.offers.send(Arc::new(Offer {
         finished: id,
-        frame: frame(&stored),
+        frame: frame(&stored, &code),
     }));
     Ok((
         StatusCode::CREATED,
-        Json(answer(&stored, side, Some(created.token), true)),
+        Json(answer(&stored, &code, side, Some(created.token), true)),
     ))
 }
 
 /// The answer to the player who held `side` in the finished game.
-fn answer(rematch: &StoredRematch, side: Side, token: Option<String>, created: bool) -> Rematch {
+fn answer(
+    rematch: &StoredRematch,
+    code: &str,
+    side: Side,
+    token: Option<String>,
+    created: bool,
+) -> Rematch {
     Rematch {
         game_id: rematch.game_id.clone(),
         created,
         by: rematch.by,
         side: side.other(),
         token,
-        invite_url: invite_url(&rematch.game_id, rematch.by, &rematch.code),
-        invite_code: rematch.code.clone(),
+        invite_url: invite_url(&rematch.game_id, rematch.by, code),
+        invite_code: code.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_most_recent_codes_are_remembered() {
+        let mut codes = Codes::default();
+        for i in 0..REMEMBERED + 2 {
+            codes.remember(&format!("g{i}"), &format!("c{i}"));
+        }
+        codes.remember("g5", "again"); // known: replaced, not counted twice
+        assert_eq!(codes.by_game.len(), REMEMBERED);
+        assert_eq!(codes.order.len(), REMEMBERED);
+        assert!(!codes.by_game.contains_key("g0") && !codes.by_game.contains_key("g1"));
+        assert_eq!(codes.by_game.get("g5").map(String::as_str), Some("again"));
+        assert_eq!(
+            codes
+                .by_game
+                .get(&format!("g{}", REMEMBERED + 1))
+                .map(String::as_str),
+            Some(format!("c{}", REMEMBERED + 1).as_str())
+        );
     }
 }

@@ -188,9 +188,12 @@ pub async fn serve(
     }
     drop(state);
     if let Some(rematch) = &rematch {
-        connection
-            .out
-            .reply(Message::Text(super::rematch::frame(rematch)));
+        match app.rematches.code(app.games.store(), rematch).await {
+            Ok(code) => connection
+                .out
+                .reply(Message::Text(super::rematch::frame(rematch, &code))),
+            Err(e) => tracing::error!(error = %e, "the rematch's invite code"),
+        }
     }
     // A client that knows nothing of chat is sent nothing of it until there is some to show.
     if !history.is_empty() || muted {

@@ -1,6 +1,8 @@
 //! A finished game's rematch as stored on its row (migrations/0010_my_games.sql): the new
-//! game's id, the side that asked and the new game's invite code — set once, never replaced,
-//! so a second request answers the first one's game.
+//! game's id and the side that asked — set once, never replaced, so a second request answers
+//! the first one's game. The new game's invite code is not stored here: only its hash, as the
+//! new game's `invite_hash` (migrations/0012_rematch_code_hashed.sql); the server keeps the
+//! plaintext in memory ([`crate::server::rematch::Rematches`]).
 
 use super::rows::parse_side;
 use super::{Store, StoreError};
@@ -14,23 +16,20 @@ pub struct StoredRematch {
     pub game_id: String,
     /// The side (in the finished game) that asked for it.
     pub by: Side,
-    /// The new game's invite code, for the seats of the finished game only.
-    pub code: String,
 }
 
 impl Store {
     /// Game `id`'s rematch, if one was asked for.
     pub async fn rematch(&self, id: Uuid) -> Result<Option<StoredRematch>, StoreError> {
-        let row: Option<(Option<String>, Option<String>, Option<String>)> =
-            sqlx::query_as("SELECT rematch_id, rematch_by, rematch_code FROM games WHERE id = ?")
+        let row: Option<(Option<String>, Option<String>)> =
+            sqlx::query_as("SELECT rematch_id, rematch_by FROM games WHERE id = ?")
                 .bind(id.to_string())
                 .fetch_optional(&self.pool)
                 .await?;
         match row {
-            Some((Some(game_id), Some(by), Some(code))) => Ok(Some(StoredRematch {
+            Some((Some(game_id), Some(by))) => Ok(Some(StoredRematch {
                 game_id,
                 by: parse_side(&by)?,
-                code,
             })),
             _ => Ok(None),
         }
@@ -40,16 +39,24 @@ impl Store {
     /// recorded.
     pub async fn set_rematch(&self, id: Uuid, rematch: &StoredRematch) -> Result<bool, StoreError> {
         let done = sqlx::query(
-            "UPDATE games SET rematch_id = ?, rematch_by = ?, rematch_code = ? \
-             WHERE id = ? AND rematch_id IS NULL",
+            "UPDATE games SET rematch_id = ?, rematch_by = ? WHERE id = ? AND rematch_id IS NULL",
         )
         .bind(&rematch.game_id)
         .bind(rematch.by.as_str())
-        .bind(&rematch.code)
         .bind(id.to_string())
         .execute(&self.pool)
         .await?
         .rows_affected();
         Ok(done == 1)
+    }
+
+    /// Replace the invite-code hash of private game `id` (a rematch's code issued afresh).
+    pub async fn set_invite_hash(&self, id: Uuid, hash: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE games SET invite_hash = ? WHERE id = ? AND invite_hash IS NOT NULL")
+            .bind(hash)
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }
