@@ -93,6 +93,19 @@ pub struct CreateGame {
     /// a computer player, seated at once (the game is active from the start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opponent: Option<Opponent>,
+    /// Both seats to computer players, for a game to watch (`"opponent"` for both seats): the
+    /// creator takes no seat, so `side` and `opponent` must be absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponents: Option<Opponents>,
+}
+
+/// Both seats of a new game played by the computer: each side's level (`easy`, `normal`,
+/// `hard` or `random`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opponents {
+    pub allied: String,
+    pub chinese: String,
 }
 
 /// The other seat of a new game, when it is not left for a person.
@@ -139,7 +152,11 @@ impl Bots {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CreatedGame {
     pub game_id: String,
+    /// The creator's side; in a game between two computers (`opponents`) the creator has no
+    /// seat and this is `allied`, meaning nothing.
     pub side: Side,
+    /// The creator's seat token; absent (empty here) when the creator has no seat.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub token: String,
     pub invite_url: String,
     pub spectate_url: String,
@@ -150,6 +167,9 @@ pub struct CreatedGame {
     /// A private game's invite code (also inside `invite_url`); shown here once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invite_code: Option<String>,
+    /// The computer players seated, by side (absent when there are none).
+    #[serde(default, skip_serializing_if = "Bots::is_empty")]
+    pub bots: Bots,
 }
 
 /// `POST /api/games/{id}/join`. Unknown fields are refused.

@@ -18,7 +18,7 @@ pub use frames::{ClientFrame, FrameError, ServerFrame, You, action_from_frame};
 pub use http::{
     AccountInfo, Bots, ChangePassword, ClaimSeat, ClaimedSeat, CreateGame, CreatedGame,
     Credentials, ErrorBody, ErrorDetail, Explain, Explanation, GameInfo, GameLog, GameStatus,
-    GameSummary, JoinGame, JoinedGame, LogEntry, NotificationSettings, Opponent, Players, Rematch,
-    RematchInfo, RematchRequest, Seats, Visibility,
+    GameSummary, JoinGame, JoinedGame, LogEntry, NotificationSettings, Opponent, Opponents,
+    Players, Rematch, RematchInfo, RematchRequest, Seats, Visibility,
 };
 pub use side::{Phase, Side};

@@ -173,3 +173,101 @@ async fn a_bot_whose_decision_it_was_acts_after_a_restart_untouched() {
     assert!(entries.iter().all(|e| e["side"] == "allied"));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_between_two_bots_is_watched_to_its_end_across_a_restart() {
+    // The first server's bots wait an hour before acting: nothing moves before it stops.
+    let server = TestServer::start_with(|c| {
+        quick_bots(c);
+        c.bots.pace = Duration::from_secs(3600);
+    })
+    .await;
+    let http = &server.http;
+    // `opponents` takes no `side` and no `opponent`: the creator has no seat.
+    for bad in [
+        json!({"side": "allied", "opponents": {"allied": "easy", "chinese": "easy"}}),
+        json!({"opponent": {"bot": "easy"}, "opponents": {"allied": "easy", "chinese": "easy"}}),
+        json!({"opponents": {"allied": "easy", "chinese": "brilliant"}}),
+        json!({"opponents": {"allied": "easy"}}),
+    ] {
+        let (status, body) = http.post("/api/games", bad.to_string()).await;
+        assert_eq!(status, 422, "{bad} refused: {body}");
+    }
+    let (_, list) = http.get("/api/games").await;
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(0),
+        "nothing was created"
+    );
+
+    let (status, created) = http
+        .post(
+            "/api/games",
+            json!({"name": "bots", "opponents": {"allied": "easy", "chinese": "easy"}}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert!(created.get("token").is_none(), "no seat for the creator");
+    assert_eq!(
+        created["bots"],
+        json!({"allied": "easy", "chinese": "easy"})
+    );
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (_, info) = http.get(&format!("/api/games/{id}")).await;
+    assert_eq!(info["status"], "active");
+    let (_, list) = http.get("/api/games").await;
+    assert!(
+        list.as_array()
+            .is_some_and(|l| l.iter().any(|g| g["game_id"] == id.as_str())),
+        "listed for watching: {list}"
+    );
+    assert_eq!(info["seats"], json!({"allied": true, "chinese": true}));
+    assert_eq!(info["bots"], json!({"allied": "easy", "chinese": "easy"}));
+    assert_eq!(info["seq"], 0);
+    for side in ["allied", "chinese"] {
+        let (status, _) = http
+            .post(
+                &format!("/api/games/{id}/join"),
+                json!({ "side": side }).to_string(),
+            )
+            .await;
+        assert_eq!(status, 409, "nobody sits in the computer's {side} seat");
+    }
+    let dir = server.stop_keeping_data().await;
+
+    // After the restart both computers play with nobody touching the game; a spectator
+    // follows every position to the result, and no action is refused (an `error` frame fails
+    // `next_position`).
+    let server = TestServer::start_in(dir, |c| {
+        quick_bots(c);
+        c.bots.pace = Duration::from_millis(2);
+    })
+    .await;
+    let http = &server.http;
+    let mut spectator = Ws::open(&http.ws_url(&id), json!({"type": "spectate"})).await;
+    let mut state = Value::Null;
+    next_position(&mut spectator, &mut state).await;
+    assert_eq!(state["you"], "spectator");
+    let mut positions = 1u64;
+    while state["view"]["result"].is_null() {
+        next_position(&mut spectator, &mut state).await;
+        positions += 1;
+    }
+    let (_, log) = http.get(&format!("/api/games/{id}/log")).await;
+    let entries = log["entries"].as_array().expect("entries");
+    assert_eq!(entries.len() as u64, state["seq"].as_u64().unwrap());
+    for side in ["allied", "chinese"] {
+        assert!(
+            entries.iter().any(|e| e["side"] == side),
+            "the {side} computer acted"
+        );
+    }
+    let (_, info) = http.get(&format!("/api/games/{id}")).await;
+    assert_eq!(info["status"], "finished");
+    eprintln!(
+        "{} actions, {positions} positions watched: {}",
+        entries.len(),
+        state["view"]["result"]
+    );
+    server.stop().await;
+}

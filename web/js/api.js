@@ -59,6 +59,12 @@ export const api = {
     if (timeControl) body.time_control = timeControl;
     return request('POST', '/api/games', body);
   },
+  /** A game between two computers, to watch: `levels` is `{allied, chinese}`; nobody gets a seat. */
+  watchBots(levels, name) {
+    const body = { opponents: levels };
+    if (name) body.name = name;
+    return request('POST', '/api/games', body);
+  },
   /** The free seat (or `side`); `code` is a private game's invite code. */
   joinGame(id, side, code) {
     const body = {};

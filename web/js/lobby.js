@@ -52,6 +52,13 @@ export class Lobby {
     const button = byId('create-game');
     button.disabled = true;
     try {
+      // "Computer against computer": both seats to the computer at that level; the page watches.
+      if (bot?.startsWith('watch:')) {
+        const level = bot.slice('watch:'.length);
+        const g = await api.watchBots({ allied: level, chinese: level }, name || undefined);
+        location.hash = `watch=${encodeURIComponent(g.game_id)}`;
+        return;
+      }
       const visibility = bot ? undefined : byId('public-seek').checked ? 'public' : 'private';
       const g = await api.createGame(side, name || undefined, undefined, bot, visibility, timeControlOf(byId('time-control').value));
       saveSeat(g.game_id, g.side, g.token, g.invite_code);

@@ -180,6 +180,9 @@ pub struct NewGameRequest<'a> {
     pub creator: Option<&'a Creator>,
     /// A computer player of this level in the other seat.
     pub opponent: Option<Level>,
+    /// A computer player of this level in the creator's seat too: a game between two
+    /// computers, to watch (needs `opponent`); the creator is given no usable seat.
+    pub own_bot: Option<Level>,
     /// Private (invite code) or a public seek, and whether guests may join.
     pub access: Access,
     /// The signed-in creator's account, which then holds the seat.
@@ -252,6 +255,7 @@ impl Games {
             position,
             creator,
             opponent,
+            own_bot,
             access,
             account,
             time_control,
@@ -288,6 +292,9 @@ impl Games {
                 bot: bot_seat
                     .as_ref()
                     .map(|(s, l, hash)| (*s, l.as_str().to_string(), hash.clone())),
+                own_bot: own_bot
+                    .filter(|_| bot_seat.is_some())
+                    .map(|l| l.as_str().to_string()),
                 creator: creator
                     .filter(|_| bot_seat.is_none())
                     .map(|c| c.key.clone()),
@@ -323,6 +330,9 @@ impl Games {
         }
         let mut seats = vec![(side, token_hash)];
         let mut bots = Vec::new();
+        if let Some(level) = own_bot.filter(|_| bot_seat.is_some()) {
+            bots.push((side, level));
+        }
         if let Some((bot_side, level, hash)) = bot_seat {
             seats.push((bot_side, hash));
             bots.push((bot_side, level));

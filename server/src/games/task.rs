@@ -575,6 +575,7 @@ mod tests {
                 position: None,
                 hash_version: HashVersion::LATEST,
                 bot: None,
+                own_bot: None,
                 creator: None,
                 max_open: None,
                 access: crate::store::Access {

@@ -75,6 +75,7 @@ impl Api {
             name: Some(name.to_string()),
             position: None,
             opponent: None,
+            opponents: None,
             // A public seek: the generator joins its games by id, without invite codes.
             visibility: Some(siege_protocol::Visibility::Public),
             guests: None,

@@ -63,6 +63,24 @@ pub async fn create(
     within_rates(&app, Act::Create, &keys).await?;
     // The cap on open games counts by the account when signed in, else by the address.
     let key = keys.last().expect("the address key is always there");
+    // A game between two computers (`opponents`) seats nobody: the creator only watches.
+    if body.opponents.is_some() {
+        for (given, field) in [
+            (body.side.is_some(), "side"),
+            (body.opponent.is_some(), "opponent"),
+        ] {
+            if given {
+                return Err(AppError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    siege_protocol::codes::BAD_REQUEST,
+                    format!(
+                        "{field}: a game with `opponents` (a computer in each seat) has no seat \
+                         for its creator; leave out `{field}`"
+                    ),
+                ));
+            }
+        }
+    }
     let side = body.side.unwrap_or(Side::Allied);
     let name = match body.name.as_deref().map(str::trim) {
         None | Some("") => "Siege at Peking".to_string(),
@@ -79,15 +97,23 @@ pub async fn create(
         None => None,
         Some(json) => Some(checked_position(&app, json)?),
     };
-    let opponent = match &body.opponent {
-        None => None,
-        Some(o) => Some(o.bot.parse::<siege_bots::Level>().map_err(|e| {
+    let level = |field: &str, text: &str| {
+        text.parse::<siege_bots::Level>().map_err(|e| {
             AppError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 siege_protocol::codes::BAD_REQUEST,
-                format!("opponent: {e}"),
+                format!("{field}: {e}"),
             )
-        })?),
+        })
+    };
+    // With `opponents`, the creator's (nominal) seat is the Allied one: both are computers.
+    let (opponent, own_bot) = match (&body.opponent, &body.opponents) {
+        (_, Some(both)) => (
+            Some(level("opponents.chinese", &both.chinese)?),
+            Some(level("opponents.allied", &both.allied)?),
+        ),
+        (Some(o), None) => (Some(level("opponent", &o.bot)?), None),
+        (None, None) => (None, None),
     };
     let time_control = body.time_control.unwrap_or_default();
     crate::games::clock::check(&time_control).map_err(|msg| {
@@ -121,8 +147,10 @@ pub async fn create(
             position: position.as_ref(),
             creator: Some(&creator),
             opponent,
+            own_bot,
             access,
-            account: account.map(|a| a.id),
+            // Nobody holds a seat in a game between two computers.
+            account: account.map(|a| a.id).filter(|_| own_bot.is_none()),
             time_control,
         })
         .await?;
@@ -131,20 +159,39 @@ pub async fn create(
     let code_part = code
         .as_ref()
         .map_or(String::new(), |c| format!("&code={c}"));
+    let mut bots = siege_protocol::Bots::default();
+    if let Some(l) = opponent {
+        bots.set(created.side.other(), l.as_str().to_string());
+    }
+    if let Some(l) = own_bot {
+        bots.set(created.side, l.as_str().to_string());
+    }
+    let spectate_url = format!("/?game={id}&watch");
     Ok((
         StatusCode::CREATED,
         Json(CreatedGame {
             game_id: id.to_string(),
             side: created.side,
-            token: created.token,
-            invite_url: format!(
-                "/?game={id}&join={}{code_part}",
-                created.side.other().as_str()
-            ),
-            spectate_url: format!("/?game={id}&watch"),
+            // The creator of a game between two computers is given no seat: nothing to invite
+            // anyone to either, so the invitation is the watch link.
+            token: if own_bot.is_some() {
+                String::new()
+            } else {
+                created.token
+            },
+            invite_url: if own_bot.is_some() {
+                spectate_url.clone()
+            } else {
+                format!(
+                    "/?game={id}&join={}{code_part}",
+                    created.side.other().as_str()
+                )
+            },
+            spectate_url,
             seed_commitment: created.seed_commitment,
             visibility,
             invite_code: code,
+            bots,
         }),
     ))
 }

@@ -223,6 +223,7 @@ pub async fn rematch(
             position: position.as_ref(),
             creator: Some(&creator),
             opponent,
+            own_bot: None,
             access: Access {
                 invite_hash: Some(hash),
                 guests: true,

@@ -91,6 +91,9 @@ pub struct NewGame {
     pub hash_version: HashVersion,
     /// A computer player in the other seat: its side, level and token hash.
     pub bot: Option<(Side, String, String)>,
+    /// A computer player in the creator's seat too (a game between two computers, to watch):
+    /// its level. The seat then belongs to no account.
+    pub own_bot: Option<String>,
     /// Who created it (the rate limiter's key), kept while the game is open.
     pub creator: Option<String>,
     /// The most games its creator may have open, this one included; `None`: no cap.
@@ -202,13 +205,14 @@ impl Store {
             return Ok(false);
         }
         sqlx::query(
-            "INSERT INTO seats (game_id, side, token_hash, taken_at, account_id) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO seats (game_id, side, token_hash, taken_at, account_id, bot) VALUES (?, ?, ?, ?, ?, ?)",
         )
             .bind(&id)
             .bind(game.side.as_str())
             .bind(&game.token_hash)
             .bind(now)
-            .bind(game.account)
+            .bind(game.account.filter(|_| game.own_bot.is_none()))
+            .bind(&game.own_bot)
             .execute(&mut *tx)
             .await?;
         if let Some((side, level, hash)) = &game.bot {
