@@ -72,6 +72,28 @@ export async function botChecks(browser, base) {
     assert(/Chinese: computer \(normal\)/.test(meta), `the listing names the computer: ${meta}`);
   });
 
+  await check('computer against computer: started from the lobby, watched, both computers move', async () => {
+    const viewer = await newPage(browser, 'bot-duel-viewer');
+    await viewer.goto(`${base}/`);
+    await viewer.waitForSelector('#create-form');
+    await viewer.selectOption('#opponent', 'watch:easy');
+    await viewer.fill('#game-name', 'Two computers');
+    await viewer.click('#create-game');
+    await viewer.waitForFunction(() => /^#watch=/.test(location.hash));
+    const id = decodeURIComponent(await viewer.evaluate(() => location.hash.slice('#watch='.length)));
+    await viewer.waitForFunction(() => document.body.dataset.you === 'spectator');
+    // Nobody is seated: the computers play on their own, and the page follows.
+    await waitSeq(viewer, 20, 60_000);
+    const named = await viewer.textContent('#bot-seat');
+    assert(/Allied: computer, easy/.test(named) && /Chinese: computer, easy/.test(named), `both seats named: ${named}`);
+    assert(!(await viewer.$('#invite-button')) && !(await viewer.$('#seat-button')), 'a watcher has no invitation and no seat link');
+    const log = await (await fetch(`${base}/api/games/${id}/log`)).json();
+    const sides = new Set(log.entries.map((e) => e.side));
+    assert(sides.has('chinese') && sides.has('allied'), `both computers acted: ${[...sides]}`);
+    await shot(viewer, '33-bot-duel-watched.png');
+    await viewer.context().close();
+  });
+
   await page.context().close();
 }
 
