@@ -341,6 +341,9 @@ async function logsFollow(when, pages = [allied, chinese, watcher]) {
 }
 
 /** One decision of the game by the side to act, the way a player would make it. */
+/** The scripted game's last decisions, for the message of a check whose game stalls. */
+const recentDecisions = [];
+
 async function decide(state) {
   const side = await sideToAct();
   if (!side) return false;
@@ -417,6 +420,23 @@ async function decide(state) {
     a = has('lose_step') ?? has('retreat') ?? has('place_leader') ?? (has('set_leader_use') && has('resolve'))
       ?? has('pass') ?? has('end_phase') ?? has('stop') ?? has('stop_retreat') ?? has('remove_unit') ?? l[0];
   }
+  // The scripted player's own choices can go round in a circle on some dice (select, stop,
+  // select …): when the last 24 decisions of this turn hold at most three different ones, it
+  // ends the phase (or passes, or stops) instead, and says so — a driver's loop is not what
+  // this game is checking. The last decisions are kept for the message if the turn never ends.
+  state.recent ??= [];
+  const sig = (x) => `${side} ${JSON.stringify({ ...x, warning: undefined })}`;
+  if (state.recent.length >= 24 && new Set(state.recent.slice(-24)).size <= 3) {
+    const way = [has('end_phase'), has('pass'), has('stop')].find((x) => x && !state.recent.slice(-24).includes(sig(x)));
+    if (way) {
+      notes.add(`the scripted player broke a circle of its own choices (${[...new Set(state.recent.slice(-24))].join('; ').slice(0, 300)})`);
+      a = way;
+      state.recent.length = 0;
+    }
+  }
+  state.recent.push(sig(a));
+  recentDecisions.push(`${sig(a)} — ${(p ?? '').slice(0, 80)}`);
+  if (recentDecisions.length > 12) recentDecisions.shift();
   if (state.shots && a.type === 'fire') { state.shots = false; await shot(page, '07-big-gun-fire.png'); }
   if (state.shotEntry && a.type === 'enter') { state.shotEntry = false; await shot(page, '08-chinese-entry.png'); }
   const before = await seqOf(page);
@@ -670,7 +690,7 @@ await check('turns 2 and 3 by clicks on both seats, the spectator following live
     steps += 1;
   }
   const over = await allied.locator('#result').isVisible();
-  assert(turn >= 4 || over, `the game reached turn ${turn} in ${steps} decisions`);
+  assert(turn >= 4 || over, `the game reached turn ${turn} in ${steps} decisions; the last ones:\n      ${recentDecisions.join('\n      ')}`);
   noneAlong();
   await shot(allied, '19-turn-4-allied.png');
   await shot(watcher, '19b-turn-4-watcher.png');
