@@ -4,10 +4,17 @@
 //! (which checks only the entries after it) is still verified from its first roll, without
 //! any player waiting for it.
 //!
-//! It never delays play: it runs on its own thread at the operating system's idle priority
-//! (Linux `SCHED_IDLE`: it gets a core only when nothing else wants one), reads through its own
-//! SQLite connection (whose worker thread inherits that priority), pauses between games, and
-//! writes its marks as [`Note`]s that the store's writer takes only when no action is waiting.
+//! It never delays play: it runs on its own thread and reads through its own SQLite
+//! connection, works at most a fifth of the time (after a game that took `t` to check it rests
+//! at least `4t`, and never less than `--audit-pause-ms`), and writes its marks as [`Note`]s
+//! that the store's writer takes only when no action is waiting.
+//!
+//! It runs at the normal priority, on purpose. It once ran at the operating system's idle
+//! priority (Linux `SCHED_IDLE`), and on a machine whose cores were all busy a live game
+//! stalled for minutes: the starved audit thread held a lock the whole process shares (the C
+//! library's allocator, SQLite's own mutexes, the standard output) and every thread that
+//! needed it waited for the audit to be given a core again — a priority inversion. Pacing by
+//! the clock bounds what the audit takes without ever making the server wait for it.
 //! Progress is kept per game (`games.audited_seq`), with the state reached stored as a
 //! snapshot: the next pass over a game that has grown replays only the new entries, from a
 //! state the audit itself reached from the seed. A log that does not replay is logged as an
@@ -65,7 +72,6 @@ pub fn start(config: AuditConfig, links: Links) -> std::io::Result<std::thread::
     std::thread::Builder::new()
         .name("siege-audit".into())
         .spawn(move || {
-            idle_priority();
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -79,24 +85,6 @@ pub fn start(config: AuditConfig, links: Links) -> std::io::Result<std::thread::
             runtime.block_on(run(config, links));
         })
 }
-
-/// Ask the kernel to run this thread (and the threads it starts) only when a core is idle.
-#[cfg(target_os = "linux")]
-fn idle_priority() {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler only reads `param`, which lives across the call, and with pid
-    // 0 changes the scheduling of the calling thread alone.
-    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
-    if rc != 0 {
-        tracing::warn!(
-            error = %std::io::Error::last_os_error(),
-            "the audit runs at normal priority"
-        );
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn idle_priority() {}
 
 async fn run(config: AuditConfig, links: Links) {
     // The connection is opened from this thread, so SQLite's worker thread inherits its
@@ -133,15 +121,29 @@ async fn run(config: AuditConfig, links: Links) {
             if links.shutdown.is_cancelled() {
                 break;
             }
+            let started = std::time::Instant::now();
             match audit_game(&store, &links, id).await {
                 Ok(true) => checked_this_pass += 1,
                 Ok(false) => {}
                 Err(e) => tracing::warn!(game = %id, error = %e, "the audit could not read a game"),
             }
-            rest(&links.shutdown, config.pause).await;
+            rest(
+                &links.shutdown,
+                pause_after(started.elapsed(), config.pause),
+            )
+            .await;
         }
     }
     store.close().await;
+}
+
+/// The audit's share of one core, at most: it rests `REST_PER_WORK` times as long as it worked.
+const REST_PER_WORK: u32 = 4;
+
+/// The rest after a game whose audit took `worked`: at least `REST_PER_WORK` times that (so the
+/// audit takes at most a fifth of a core, however long the logs), and at least `pause`.
+fn pause_after(worked: Duration, pause: Duration) -> Duration {
+    worked.saturating_mul(REST_PER_WORK).max(pause)
 }
 
 async fn rest(shutdown: &CancellationToken, pause: Duration) {
@@ -244,4 +246,21 @@ fn fail(links: &Links, id: Uuid, audited: u64, why: String) {
     links
         .runtime
         .spawn(async move { games.hold(id, why).await });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_audit_rests_four_times_its_work_and_never_less_than_the_pause() {
+        let pause = Duration::from_millis(20);
+        // A quick game: the configured pause.
+        assert_eq!(pause_after(Duration::from_millis(1), pause), pause);
+        // A long one: four times its work, so at most a fifth of a core.
+        assert_eq!(
+            pause_after(Duration::from_millis(50), pause),
+            Duration::from_millis(200)
+        );
+    }
 }

@@ -115,7 +115,7 @@ struct ServeArgs {
     #[arg(long, env = "SIEGE_SNAPSHOT_EVERY", default_value_t = siege::games::SNAPSHOT_EVERY,
           value_parser = clap::value_parser!(u64).range(1..))]
     snapshot_every: u64,
-    /// Run the background audit (every log replayed from its seed at idle priority).
+    /// Run the background audit (every log replayed from its seed, at most a fifth of a core).
     #[arg(long, env = "SIEGE_AUDIT", default_value_t = true, action = clap::ArgAction::Set)]
     audit: bool,
     /// Milliseconds the background audit pauses after each game.

@@ -40,7 +40,11 @@ impl Http {
     pub fn new(base: &str) -> Http {
         Http {
             base: base.trim_end_matches('/').to_string(),
-            client: reqwest::Client::new(),
+            // The same guard as the socket's: a request never answered fails, naming its URL.
+            client: reqwest::Client::builder()
+                .timeout(HANG)
+                .build()
+                .expect("HTTP client"),
             codes: Arc::default(),
             cookie: Arc::default(),
         }
@@ -262,10 +266,13 @@ impl Ws {
 
     /// The next text frame or the close.
     pub async fn read(&mut self) -> Read {
+        // One deadline for the whole wait: the server's pings (skipped here) must not keep a
+        // hung wait alive, as they did when each frame had its own timeout.
+        let deadline = tokio::time::Instant::now() + HANG;
         loop {
-            let next = tokio::time::timeout(HANG, self.stream.next())
+            let next = tokio::time::timeout_at(deadline, self.stream.next())
                 .await
-                .expect("no frame from the server (hung?)");
+                .expect("no text frame from the server within the hang guard (hung?)");
             match next {
                 Some(Ok(Message::Text(t))) => {
                     return Read::Frame(serde_json::from_str(t.as_str()).expect("frame is JSON"));

@@ -10,6 +10,18 @@ use siege::server::{Config, Server};
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
+/// With `SIEGE_TEST_LOG` set (a tracing filter such as `debug` or `siege=trace`), the servers
+/// of a test binary log to its output: for finding out what a failing test's server did.
+fn log_if_asked() {
+    if let Ok(filter) = std::env::var("SIEGE_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_thread_names(true)
+            .with_test_writer()
+            .try_init();
+    }
+}
+
 /// A server running in this process.
 pub struct TestServer {
     pub base: String,
@@ -36,6 +48,7 @@ impl TestServer {
     /// per-client rates and caps are off (every test client is 127.0.0.1); the tests of the
     /// limits turn them on in `adjust`.
     pub async fn start_in(dir: PathBuf, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        log_if_asked();
         let db = TestServer::database_url(&dir);
         let mut config = Config::new("127.0.0.1:0", db);
         config.limits = siege::server::limits::Limits::unlimited();

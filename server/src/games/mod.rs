@@ -5,8 +5,8 @@
 //! when its hash equals the one the log stores for its entry — and replays the entries after
 //! it, checking every state hash; a game with no snapshot replays from the seed. A log that
 //! does not replay is a loud error and the game is held as broken — never silently "fixed".
-//! The background audit ([`crate::audit`]) replays every log from its seed at idle priority
-//! and holds a game whose log it finds unsound.
+//! The background audit ([`crate::audit`]) replays every log from its seed, paced to a fifth
+//! of a core, and holds a game whose log it finds unsound.
 //!
 //! Two first touches of the same cold game load it once: each game id has one async lock,
 //! held while the game loads, so a second asker waits for the first task rather than starting
