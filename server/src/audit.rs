@@ -10,14 +10,19 @@
 //! that the store's writer takes only when no action is waiting.
 //!
 //! It runs at the normal priority, on purpose. It once ran at the operating system's idle
-//! priority (Linux `SCHED_IDLE`), and on a machine whose cores were all busy a live game
-//! stalled for minutes: the starved audit thread held a lock the whole process shares (the C
-//! library's allocator, SQLite's own mutexes, the standard output) and every thread that
-//! needed it waited for the audit to be given a core again — a priority inversion. Pacing by
-//! the clock bounds what the audit takes without ever making the server wait for it.
-//! Progress is kept per game (`games.audited_seq`), with the state reached stored as a
-//! snapshot: the next pass over a game that has grown replays only the new entries, from a
-//! state the audit itself reached from the seed. A log that does not replay is logged as an
+//! priority (Linux `SCHED_IDLE`); on a machine whose cores were all busy its threads went
+//! unscheduled for over a minute (a test process could not even exit, waiting on the audit's
+//! SQLite thread), and in-process test servers stalled mid-game and in shutdown. A thread that
+//! may hold a lock the whole process shares (the allocator's, SQLite's, the standard output's)
+//! and then gets no core makes everyone needing that lock wait — a priority inversion. Pacing
+//! by the clock bounds what the audit takes without ever making the server wait for it.
+//!
+//! Progress is kept per game (`games.audited_seq`), with a state reached stored as a snapshot:
+//! the next pass over a game that has grown replays only from there. That checkpoint is the
+//! last state on the way where nothing could be taken back (the undo history empty), like
+//! every snapshot: a game loaded from a snapshot starts with no history, so a snapshot taken
+//! while a decision could still be taken back would lose that offer on the next load (it did:
+//! an undo offer was sometimes gone after a restart). A log that does not replay is logged as an
 //! error, marked (`games.audit_error`) and its game held: it answers `corrupt_log`.
 
 use crate::games::Games;
@@ -164,10 +169,10 @@ async fn audit_game(store: &Store, links: &Links, id: Uuid) -> Result<bool, Stor
         return Ok(false);
     }
     let version = row.hash_version()?;
-    // Resume from the audit's own checkpoint (the snapshot at exactly audited_seq), else from
-    // the seed.
+    // Resume from the last snapshot up to audited_seq (each was compared with the replayed
+    // state when the audit passed it, or is the audit's own checkpoint), else from the seed.
     let checkpoint = if audited > 0 {
-        store.snapshot(id, audited - 1, audited).await?
+        store.snapshot(id, 0, audited).await?
     } else {
         None
     };
@@ -198,6 +203,8 @@ async fn audit_game(store: &Store, links: &Links, id: Uuid) -> Result<bool, Stor
         },
     };
     let from = replayer.seq();
+    // The last state reached where the undo history is empty: the only kind a snapshot may be.
+    let mut clean: Option<(u64, State)> = None;
     let rows = store.log(id, from, len).await?;
     let snapshots: BTreeMap<u64, String> = store.snapshots(id, from).await?.into_iter().collect();
     for row in &rows {
@@ -220,9 +227,12 @@ async fn audit_game(store: &Store, links: &Links, id: Uuid) -> Result<bool, Stor
                 return Ok(true);
             }
         }
+        if replayer.game().undo_depth() == 0 {
+            clean = Some((seq, replayer.game().state().clone()));
+        }
     }
     let seq = replayer.seq();
-    let checkpoint = serde_json::to_string(replayer.game().state()).ok();
+    let checkpoint = clean.and_then(|(at, state)| Some((at, serde_json::to_string(&state).ok()?)));
     links.writer.note(Note::Audited {
         game_id: id.to_string(),
         seq,

@@ -1,9 +1,9 @@
 //! Games load when first touched and from their snapshots: nothing is loaded at start-up, two
 //! first touches of a cold game start one task, an idle game unloads and loads again, a cold
 //! game loads with the hashes after its snapshot checked (a tampered entry there is refused as
-//! `corrupt_log`), the background audit catches what a snapshot hides, and the state after
-//! every N of a finished game served from the nearest snapshot is the state a replay from the
-//! seed gives.
+//! `corrupt_log`), the background audit catches what a snapshot hides (and its checkpoints never
+//! take an undo offer away), and the state after every N of a finished game served from the
+//! nearest snapshot is the state a replay from the seed gives.
 
 use serde_json::json;
 use siege::replay::Replayer;
@@ -201,6 +201,55 @@ async fn the_audit_finds_what_a_snapshot_hides_and_holds_the_game() {
     assert_eq!(
         (status, &body["error"]["code"]),
         (500, &json!("corrupt_log"))
+    );
+    server.stop().await;
+}
+
+/// The audit stores a checkpoint for its next pass, and a game loads from its latest snapshot
+/// with no undo history: a checkpoint taken while a decision could still be taken back would
+/// lose the offer on the next load. The audit checks a game whose last decisions are
+/// undoable (setup placements, no die yet); after a restart the same decision is on offer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_checkpoint_never_takes_an_undo_offer_away_after_a_restart() {
+    let server = TestServer::start_with(|c| {
+        c.frame_rate = 1_000_000;
+        c.audit = Some(siege::audit::AuditConfig {
+            pause: Duration::ZERO,
+            rest: Duration::from_millis(50),
+        });
+    })
+    .await;
+    let (id, last) = play_random(&server.http, 12, 7).await;
+    let offered = last["view"]["undo"].clone();
+    assert!(offered.is_object(), "the test needs an undo offer: {last}");
+    let seq = last["seq"].as_i64().unwrap();
+    // Wait for the audit to have checked the whole log.
+    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&server.dir))
+        .await
+        .unwrap();
+    let mut waited = 0;
+    loop {
+        let (audited,): (i64,) = sqlx::query_as("SELECT audited_seq FROM games WHERE id = ?")
+            .bind(&id)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        if audited == seq {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 600, "the audit never reached the end of the log");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    pool.close().await;
+    let dir = server.stop_keeping_data().await;
+    let server = TestServer::start_in(dir, small_snapshots).await;
+    let (status, info) = server.http.get(&format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["seq"], last["seq"]);
+    assert_eq!(
+        info["view"]["undo"], offered,
+        "the same decision is on offer"
     );
     server.stop().await;
 }

@@ -34,14 +34,11 @@ async fn a_restarted_server_rebuilds_intact_games_and_holds_tampered_ones() {
     let (status, info) = http.get(&format!("/api/games/{intact}")).await;
     assert_eq!(status, 200);
     assert_eq!(info["seq"], intact_state["seq"]);
-    // The same game, position for position. The undo offer is not compared: the history of
-    // takeable decisions is rebuilt from the log after a restart only in part (a known gap,
-    // noted for the next round); it is not part of the state, its hash or the log.
-    let mut rebuilt = info["view"].clone();
-    let mut before = intact_state["view"].clone();
-    rebuilt.as_object_mut().unwrap().remove("undo");
-    before.as_object_mut().unwrap().remove("undo");
-    assert_eq!(rebuilt, before, "the rebuilt game is the same game");
+    // The same game, position for position, with the same decision on offer to take back.
+    assert_eq!(
+        info["view"], intact_state["view"],
+        "the rebuilt game is the same game"
+    );
 
     let (status, body) = http.get(&format!("/api/games/{tampered}")).await;
     assert_eq!(status, 500);

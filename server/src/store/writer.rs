@@ -75,12 +75,12 @@ pub enum Note {
         game_id: String,
         snapshots: Vec<(u64, String)>,
     },
-    /// The background audit replayed entries `1..=seq` from the seed: sound, with the state
-    /// after `seq` as its checkpoint, or not, and why.
+    /// The background audit replayed entries `1..=seq` from the seed: sound, with a checkpoint
+    /// (a state it reached, after the entry numbered with it), or not, and why.
     Audited {
         game_id: String,
         seq: u64,
-        checkpoint: Option<String>,
+        checkpoint: Option<(u64, String)>,
         error: Option<String>,
     },
 }
@@ -294,8 +294,8 @@ async fn write_notes(conn: &mut SqliteConnection, notes: &[Note]) -> Result<(), 
                 checkpoint,
                 error,
             } => {
-                if let Some(state) = checkpoint {
-                    insert_snapshot(&mut tx, game_id, *seq, state).await?;
+                if let Some((at, state)) = checkpoint {
+                    insert_snapshot(&mut tx, game_id, *at, state).await?;
                 }
                 let seq = i64::try_from(*seq).unwrap_or(i64::MAX);
                 sqlx::query(
