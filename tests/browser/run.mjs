@@ -598,9 +598,11 @@ await check('LOS tool: two hexes picked, the line drawn with the engine\'s verdi
 });
 
 /** While the test holds the server down, Chromium logs each refused reconnection attempt of the
- *  pages (more of them the slower the machine): expected then, and only then. */
+ *  pages (more of them the slower the machine): expected then, and only then. A handshake the
+ *  killed server had accepted but not answered is reset instead (seen once on a loaded
+ *  machine), which is just as expected while the test kills it. */
 function serverDown(fn) {
-  return expectingConsole([allied, chinese, watcher], /WebSocket connection to .* failed: .*ERR_CONNECTION_REFUSED/, fn);
+  return expectingConsole([allied, chinese, watcher], /WebSocket connection to .* failed: .*ERR_CONNECTION_(REFUSED|RESET)/, fn);
 }
 
 await check('reconnect: the server is killed and restarted; pages show a banner, then resume from their seq', async () => {
