@@ -118,7 +118,8 @@ struct ServeArgs {
     /// Run the background audit (every log replayed from its seed, at most a fifth of a core).
     #[arg(long, env = "SIEGE_AUDIT", default_value_t = true, action = clap::ArgAction::Set)]
     audit: bool,
-    /// Milliseconds the background audit pauses after each game.
+    /// Milliseconds the background audit pauses after each game, at least (it also rests four
+    /// times as long as the game took to check, so it takes at most a fifth of a core).
     #[arg(long, env = "SIEGE_AUDIT_PAUSE_MS", default_value_t = siege::audit::PAUSE_MS)]
     audit_pause_ms: u64,
     /// Mark the session cookie `Secure` (only sent over HTTPS): set it when the server is
