@@ -1,5 +1,8 @@
-//! Many spectators at once: every one of them gets every state, and the bytes are the same for
-//! all of them (the server serializes each state once and shares it).
+//! Many spectators at once: every one of them reaches the last state, and the bytes of every
+//! frame are the same for all who got it (the server serializes each state once and shares
+//! it). A spectator the server found too far behind is dropped to "resync" (docs/protocol.md):
+//! it skips to one fresh state, so on a busy machine some spectators miss frames in between —
+//! what they do get must still be the same bytes.
 
 use futures_util::{SinkExt, StreamExt};
 use rand::SeedableRng;
@@ -8,6 +11,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use siege_tests::TestServer;
 use siege_tests::client::{Ws, action_frame, choose};
+use std::collections::BTreeMap;
+use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
 const SPECTATORS: usize = 500;
@@ -22,7 +27,8 @@ async fn hundreds_of_spectators_all_see_the_same_bytes_for_every_state() {
     let joined = http.join(&id).await;
     let url = http.ws_url(&id);
 
-    // Each spectator reads 1 + 2 × ACTIONS frames and reports the hash of every frame.
+    // Each spectator reads until the state after the last action and reports the hash of every
+    // frame it got, by type and seq.
     let mut watchers = Vec::new();
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(SPECTATORS);
     for _ in 0..SPECTATORS {
@@ -35,19 +41,29 @@ async fn hundreds_of_spectators_all_see_the_same_bytes_for_every_state() {
             ws.send(Message::text(json!({"type": "spectate"}).to_string()))
                 .await
                 .expect("send");
-            let mut hashes = Vec::new();
-            while hashes.len() < 1 + 2 * ACTIONS as usize {
-                match ws.next().await.expect("open").expect("frame") {
-                    Message::Text(t) => {
-                        if hashes.is_empty() {
-                            let _ = ready.send(()).await;
-                        }
-                        hashes.push(hex::encode(Sha256::digest(t.as_bytes())));
+            let mut frames: BTreeMap<(String, u64), String> = BTreeMap::new();
+            let read = async {
+                loop {
+                    let Message::Text(t) = ws.next().await.expect("open").expect("frame") else {
+                        continue;
+                    };
+                    if frames.is_empty() {
+                        let _ = ready.send(()).await;
                     }
-                    _ => continue,
+                    let frame: Value = serde_json::from_str(t.as_str()).expect("JSON");
+                    let kind = frame["type"].as_str().unwrap_or_default().to_string();
+                    let seq = frame["seq"].as_u64().unwrap_or_default();
+                    let hash = hex::encode(Sha256::digest(t.as_bytes()));
+                    frames.insert((kind.clone(), seq), hash);
+                    if kind == "state" && seq == ACTIONS {
+                        return;
+                    }
                 }
-            }
-            hashes
+            };
+            tokio::time::timeout(Duration::from_secs(120), read)
+                .await
+                .expect("a spectator waited two minutes for the last state");
+            frames
         }));
     }
     for _ in 0..SPECTATORS {
@@ -71,13 +87,34 @@ async fn hundreds_of_spectators_all_see_the_same_bytes_for_every_state() {
     }
     assert_eq!(a_state["seq"], ACTIONS);
 
-    let mut seen = Vec::new();
+    let mut seen: Vec<BTreeMap<(String, u64), String>> = Vec::new();
     for w in watchers {
         seen.push(w.await.expect("spectator task"));
     }
-    assert!(
-        seen.iter().all(|h| h == &seen[0]),
-        "every spectator got the same frames"
-    );
+    // Every frame anyone got, with the bytes everyone who got it must have got.
+    let mut first: BTreeMap<&(String, u64), &String> = BTreeMap::new();
+    for frames in &seen {
+        for (key, hash) in frames {
+            let expected = *first.entry(key).or_insert(hash);
+            assert_eq!(
+                hash, expected,
+                "two spectators got different bytes for {key:?}"
+            );
+        }
+    }
+    // Nothing but the game's frames, each spectator starting from a state: the first one if it
+    // kept up, a fresh one if it was dropped to resync.
+    let expected = |(kind, seq): &(String, u64)| match kind.as_str() {
+        "state" => *seq <= ACTIONS,
+        "events" => (1..=ACTIONS).contains(seq),
+        _ => false,
+    };
+    assert!(first.keys().all(|k| expected(k)), "{:?}", first.keys());
+    let complete = seen
+        .iter()
+        .filter(|f| f.len() == 1 + 2 * ACTIONS as usize)
+        .count();
+    // How many were dropped to resync depends on the machine's load: printed, not asserted.
+    println!("{complete} of {SPECTATORS} spectators got every frame; the others resynced");
     server.stop().await;
 }
