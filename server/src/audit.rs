@@ -12,10 +12,10 @@
 //! It runs at the normal priority, on purpose. It once ran at the operating system's idle
 //! priority (Linux `SCHED_IDLE`); on a machine whose cores were all busy its threads went
 //! unscheduled for over a minute (a test process could not even exit, waiting on the audit's
-//! SQLite thread), and in-process test servers stalled mid-game and in shutdown. A thread that
-//! may hold a lock the whole process shares (the allocator's, SQLite's, the standard output's)
-//! and then gets no core makes everyone needing that lock wait — a priority inversion. Pacing
-//! by the clock bounds what the audit takes without ever making the server wait for it.
+//! SQLite thread). A thread that may hold a lock the whole process shares (the allocator's,
+//! SQLite's, the standard output's) and then gets no core makes everyone needing that lock
+//! wait — a priority inversion. Pacing by the clock bounds what the audit takes without ever
+//! making the server wait for it.
 //!
 //! Progress is kept per game (`games.audited_seq`), with a state reached stored as a snapshot:
 //! the next pass over a game that has grown replays only from there. That checkpoint is the
