@@ -92,8 +92,7 @@ pub fn start(config: AuditConfig, links: Links) -> std::io::Result<std::thread::
 }
 
 async fn run(config: AuditConfig, links: Links) {
-    // The connection is opened from this thread, so SQLite's worker thread inherits its
-    // priority.
+    // A connection of its own: the audit's reads never wait for the server's pool.
     let store = match Store::open_reader(&links.database).await {
         Ok(s) => s,
         Err(e) => {

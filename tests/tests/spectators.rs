@@ -66,6 +66,8 @@ async fn hundreds_of_spectators_all_see_the_same_bytes_for_every_state() {
             frames
         }));
     }
+    // Only the spectators hold senders now: one that failed to connect ends the wait.
+    drop(ready_tx);
     for _ in 0..SPECTATORS {
         ready_rx.recv().await.expect("every spectator attached");
     }
