@@ -40,6 +40,9 @@ fn expressible(game: &Game) -> bool {
     }
 }
 
+/// More actions than random play takes to reach turn 5 by far (it takes about 1,500).
+const RUNAWAY: u32 = 30_000;
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
 
@@ -49,8 +52,12 @@ proptest! {
         let mut game = Game::new(scn.clone(), seed.to_le_bytes().repeat(4).try_into().expect("32 bytes"));
         let mut bot = Bot::new(seed, scn.map.hospital().to_vec());
         let mut compared = 0;
+        let mut played = 0u32;
         while game.result().is_none() && game.state().turn <= 4 {
             let side = game.to_act().expect("someone acts");
+            // A random walk that never leaves a step is a bug to see, not a test to wait on.
+            played += 1;
+            prop_assert!(played <= RUNAWAY, "seed {}: still at {:?} after {} actions", seed, game.state().step, RUNAWAY);
             if expressible(&game) {
                 let position = Position::from_state(&scn, game.state());
                 let json = serde_json::to_string(&position).expect("serializes");

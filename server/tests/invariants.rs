@@ -34,6 +34,9 @@ fn probes(rng_pick: u64) -> Vec<Action> {
     ]
 }
 
+/// More actions than random play takes to reach turn 4 by far (it takes about 1,000).
+const RUNAWAY: u64 = 30_000;
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
@@ -45,6 +48,8 @@ proptest! {
         let mut n = 0u64;
         while game.result().is_none() && game.state().turn < 4 {
             let side = game.to_act().expect("someone acts");
+            // A random walk that never leaves a step is a bug to see, not a test to wait on.
+            prop_assert!(n < RUNAWAY, "seed {}: still at {:?} after {} actions", seed, game.state().step, RUNAWAY);
             let legal = game.legal_actions(side);
             prop_assert!(!legal.is_empty());
             // An illegal action is refused and changes nothing.

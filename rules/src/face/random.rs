@@ -1,12 +1,15 @@
 //! A random player: chooses among the legal actions with weights that keep games moving (it
 //! rarely drops a unit from a selection or cancels an attack, rarely lifts units off the map,
 //! never takes a decision back with `undo`) while still trying every kind of decision often
-//! enough for a thousand games to exercise every rule. It knows no rules beyond the names of the actions; the one piece of map knowledge it
-//! uses is where the hospital is, so that wounded units sometimes go there (8.6).
+//! enough for a thousand games to exercise every rule. It knows no rules beyond the names of the
+//! actions; the one piece of map knowledge it uses is where the hospital is, so that wounded
+//! units sometimes go there (8.6); and in the setup a unit it places again is drawn to its hex of
+//! the default deployment, so that a gun placed alone soon finds its crew (9).
 //! Used by `siege simulate`, the load generator and tests.
 
 use crate::Action;
 use crate::Game;
+use crate::mechanics::setup::area_key;
 use crate::position::state::Step;
 use crate::vocabulary::hex::Hex;
 use rand::{RngExt, SeedableRng};
@@ -39,6 +42,22 @@ impl Bot {
             .any(|u| game.state().unit(*u).reduced && game.scenario().counters.get(*u).steps() == 2)
     }
 
+    /// The default-deployment hex of the unit being placed in the Allied setup, if one is.
+    fn setup_home(game: &Game) -> Option<Hex> {
+        let Step::AlliedSetup {
+            selected: Some(u), ..
+        } = game.state().step
+        else {
+            return None;
+        };
+        game.scenario()
+            .deployment
+            .hexes
+            .iter()
+            .find(|(d, _)| *d == u)
+            .map(|(_, h)| *h)
+    }
+
     /// How much the player likes `action` in `game`, relative to 1: wounded units are drawn
     /// towards the hospital.
     pub fn weight_in(&self, game: &Game, action: &Action) -> f64 {
@@ -51,6 +70,16 @@ impl Bot {
             {
                 0.05
             }
+            // In the setup a unit it places again is drawn home, to its hex of the default
+            // deployment: a gun or civilians placed alone (9, 15) cannot keep the setup from
+            // ending for long.
+            Action::ChooseArea { area }
+                if Self::setup_home(game)
+                    .is_some_and(|h| area_key(&game.scenario().map, h) == area) =>
+            {
+                50.0
+            }
+            Action::Place { hex } if Self::setup_home(game) == Some(*hex) => 200.0,
             Action::Move { to, .. } if Self::wounded_moving(game) => {
                 let d = self
                     .favoured
