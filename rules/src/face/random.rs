@@ -10,7 +10,7 @@
 use crate::Action;
 use crate::Game;
 use crate::mechanics::setup::area_key;
-use crate::position::state::Step;
+use crate::position::state::{Loc, Step};
 use crate::vocabulary::hex::Hex;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -80,6 +80,14 @@ impl Bot {
                 50.0
             }
             Action::Place { hex } if Self::setup_home(game) == Some(*hex) => 200.0,
+            // Once every unit is placed the default deployment places nothing (22); taking it
+            // again and again would only stall a setup that is not yet legal.
+            Action::DeployDefault
+                if matches!(st.step, Step::AlliedSetup { .. })
+                    && st.units.iter().all(|u| u.loc != Loc::Unplaced) =>
+            {
+                0.01
+            }
             Action::Move { to, .. } if Self::wounded_moving(game) => {
                 let d = self
                     .favoured

@@ -151,12 +151,7 @@ pub fn legal(
     area: Option<u8>,
     out: &mut Vec<Action>,
 ) {
-    // The default deployment fills in only units not yet placed (22): with none left it would
-    // change nothing, so it is not offered (as the Chinese entry offers it only while a kind
-    // waits).
-    if legal_default(scn, st) {
-        out.push(Action::DeployDefault);
-    }
+    out.push(Action::DeployDefault);
     for c in scn
         .counters
         .counters
@@ -192,14 +187,6 @@ pub fn legal(
     if unready(scn, st).is_none() {
         out.push(Action::EndPhase);
     }
-}
-
-/// Whether the default deployment has anything to do: some Allied unit is not yet placed.
-fn legal_default(scn: &Scenario, st: &State) -> bool {
-    scn.counters
-        .counters
-        .iter()
-        .any(|c| c.side == Side::Allied && st.unit(c.id).loc == Loc::Unplaced)
 }
 
 /// Setup areas are numbered: named areas by their index, open ground after them.
@@ -338,11 +325,8 @@ pub fn prompt(scn: &Scenario, st: &State, selected: Option<UnitId>, area: Option
             scn.counters.get(u).name
         ),
         (None, _) => match unready(scn, st) {
-            Some(why) if legal_default(scn, st) => format!(
-                "Allied setup: place your units inside the setup line, or take the default deployment. {why}."
-            ),
             Some(why) => format!(
-                "Allied setup: every unit is placed, but not yet legally: {why}. Select a unit to place it again."
+                "Allied setup: place your units inside the setup line, or take the default deployment. {why}."
             ),
             None => "Allied setup: every unit is placed. Adjust, or end the setup.".to_string(),
         },
@@ -389,45 +373,6 @@ mod tests {
         });
         kit.st.unit_mut(betsy).loc = Loc::Map(lonely);
         assert!(unready(&kit.scn, &kit.st).unwrap().contains("(9)"));
-    }
-
-    /// A random player once spent 20,000 actions here: every unit placed, a gun left unmanned,
-    /// and "take the default deployment" still offered though it had nothing left to place.
-    #[test]
-    fn the_default_deployment_is_offered_only_while_a_unit_waits_to_be_placed_22() {
-        let mut kit = Kit::new();
-        let legal = |kit: &Kit| {
-            let mut out = Vec::new();
-            legal(&kit.scn, &kit.st, None, None, &mut out);
-            out
-        };
-        assert!(legal(&kit).contains(&Action::DeployDefault));
-        for (u, h) in kit.scn.deployment.hexes.clone() {
-            kit.st.unit_mut(u).loc = Loc::Map(h);
-        }
-        assert!(!legal(&kit).contains(&Action::DeployDefault));
-        // Placed but not ready (an unmanned gun, 9): still nothing for the default to do.
-        let betsy = kit.id("betsy");
-        let lonely = kit.some_clear_hex_where(|k, h| {
-            k.scn.map.in_setup_area(h) && k.board().at(h).side.is_none()
-        });
-        kit.st.unit_mut(betsy).loc = Loc::Map(lonely);
-        let offered = legal(&kit);
-        assert!(!offered.contains(&Action::DeployDefault));
-        assert!(!offered.contains(&Action::EndPhase));
-        let prompt = prompt(&kit.scn, &kit.st, None, None);
-        assert!(
-            prompt.contains("(9)") && !prompt.contains("default"),
-            "{prompt}"
-        );
-        let mut game = kit.game();
-        let refused = game
-            .apply(Side::Allied, &Action::DeployDefault)
-            .unwrap_err();
-        assert!(
-            refused.to_string().contains("not possible now"),
-            "{refused}"
-        );
     }
 
     #[test]
