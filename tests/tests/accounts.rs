@@ -282,3 +282,50 @@ async fn a_guest_seat_is_claimed_by_an_account_and_opened_without_its_token() {
     assert_eq!(ws.next_state().await.1["you"], "allied");
     server.stop().await;
 }
+
+/// "Signed out after 30 days without use" (`--session-days`): a session used today is kept
+/// another 30 days from today, not from the day it signed in. The session's record is aged
+/// here as if it had signed in 20 days ago and not been used since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_use_is_kept_thirty_days_from_its_last_use() {
+    let server = TestServer::start().await;
+    let a = server.http.stranger();
+    assert_eq!(sign_up(&a, "Conger", "legation1900").await.0, 201);
+    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&server.dir))
+        .await
+        .unwrap();
+    let now = time_now();
+    let day = 86_400;
+    sqlx::query(
+        "UPDATE sessions SET expires_at = expires_at - 20 * 86400, \
+           data = json_set(data, '$.seen', ?)",
+    )
+    .bind(now / day - 20)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let (aged,): (i64,) = sqlx::query_as("SELECT expires_at FROM sessions")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(aged < now + 11 * day, "aged to 10 days left: {aged}");
+    let (status, body) = me(&a).await;
+    assert_eq!(status, 200, "still signed in: {body}");
+    let (kept,): (i64,) = sqlx::query_as("SELECT expires_at FROM sessions")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(
+        kept >= now + 29 * day,
+        "30 days from today again: {kept} (now {now})"
+    );
+    pool.close().await;
+    server.stop().await;
+}
+
+fn time_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}

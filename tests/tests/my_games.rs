@@ -98,6 +98,8 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     assert_eq!((s, code(&b)), (401, "not_signed_in"), "{b}");
     let (s, b) = alice.get_signed("/api/games?side=allied").await;
     assert_eq!((s, code(&b)), (400, "bad_request"), "{b}");
+    let (s, b) = alice.get_signed("/api/games?your_move=true").await;
+    assert_eq!((s, code(&b)), (400, "bad_request"), "{b}");
     let (s, b) = alice.get_signed("/api/games?mine=true&side=french").await;
     assert_eq!((s, code(&b)), (400, "bad_request"), "{b}");
     let (s, b) = alice
@@ -163,7 +165,19 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     assert_eq!(a1["your_move"], true, "{a1}");
     assert!(a1["waiting_since"].is_string(), "{a1}");
     assert_eq!(listed(&mine, &two["game_id"])["your_move"], false);
-    assert_eq!(listed(&mine, &open["game_id"])["your_move"], true);
+    // Nobody acts in an open game (R7): it is nobody's move yet.
+    let waiting = listed(&mine, &open["game_id"]);
+    assert_eq!(waiting["your_move"], false, "{waiting}");
+    assert!(waiting.get("waiting_since").is_none(), "{waiting}");
+    // Only the games where it is her move, whatever their age.
+    assert_eq!(
+        names(&list(&alice, "?mine=true&your_move=true").await),
+        ["Legation One"]
+    );
+    assert_eq!(
+        names(&list(&bob, "?mine=true&your_move=true").await),
+        ["legation two"]
+    );
     let b1 = listed(&list(&bob, "?mine=true").await, &one["game_id"]).clone();
     assert_eq!(b1["you"], "chinese");
     assert_eq!(b1["your_move"], false);
@@ -188,6 +202,11 @@ async fn my_games_are_filtered_paged_and_marked_your_move() {
     assert_eq!(a2["your_move"], false, "{a2}");
     let b2 = listed(&list(&bob, "?mine=true").await, &one["game_id"]).clone();
     assert_eq!(b2["your_move"], true, "{b2}");
+    assert_eq!(
+        names(&list(&bob, "?mine=true&your_move=true").await),
+        ["legation two", "Legation One"]
+    );
+    assert!(list(&alice, "?mine=true&your_move=true").await.is_empty());
     assert_eq!(
         b2["waiting_since"], passed_at,
         "since the Allies' last action"

@@ -18,6 +18,8 @@ const REFRESH_EVERY = 8000;
 const PAGE = 20;
 /** Browser-kept seats looked up one by one (`GET /api/games/{id}`) for My games. */
 const MAX_KEPT = 20;
+/** Games where it is your move, listed whatever their age (the server's own limit is 1000). */
+const MAX_YOUR_MOVE = 200;
 
 export class Lobby {
   constructor() {
@@ -156,11 +158,20 @@ export class Lobby {
   async refreshMine(f) {
     const el = byId('games-mine');
     let listed = [];
+    let page = [];
     await this.accountKnown;
     const signedIn = this.signedIn;
     if (signedIn) {
       try {
-        listed = await api.listGames(f.status, { mine: true, side: f.side, name: f.name, limit: this.pages.mine * PAGE }) ?? [];
+        // Every game where it is your move, however old, then the newest page of the rest.
+        const query = { mine: true, side: f.side, name: f.name };
+        const [yours, newest] = await Promise.all([
+          api.listGames(f.status, { ...query, your_move: true, limit: MAX_YOUR_MOVE }),
+          api.listGames(f.status, { ...query, limit: this.pages.mine * PAGE }),
+        ]);
+        page = newest ?? [];
+        const first = new Set((yours ?? []).map((g) => g.game_id));
+        listed = (yours ?? []).concat(page.filter((g) => !first.has(g.game_id)));
       } catch (e) {
         // Signed out elsewhere meanwhile: the seats kept here are still listed.
         if (e.status !== 401) {
@@ -188,7 +199,7 @@ export class Lobby {
     const ul = h('ul', { class: 'games mine' });
     for (const g of yours.concat(rest)) ul.append(this.myRow(g));
     el.append(ul);
-    if (signedIn) this.moreButton(el, 'mine', listed, { status: f.status, mine: true, side: f.side, name: f.name });
+    if (signedIn) this.moreButton(el, 'mine', page, { status: f.status, mine: true, side: f.side, name: f.name });
   }
 
   /** A seat kept in this browser as a listing row (null when its game cannot be read). */
@@ -200,7 +211,8 @@ export class Lobby {
       const row = {
         game_id: g.game_id, name: g.name, status: g.status, seats: g.seats, players: g.players, bots: g.bots,
         turn: g.view?.turn, phase: g.view?.phase, result: g.view?.result ?? null, clock: g.clock,
-        you: seat.side, your_move: g.status !== 'finished' && toAct === seat.side,
+        // Nobody acts before both seats are taken (R7): an open game is nobody's move yet.
+        you: seat.side, your_move: g.status === 'active' && toAct === seat.side,
         waiting_since: g.waiting_since, kept: true,
       };
       if (g.status === 'finished') this.finishedKept.set(seat.gameId, row);

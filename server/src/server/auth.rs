@@ -25,6 +25,8 @@ use tower_sessions::{Expiry, Session, SessionManagerLayer};
 pub const COOKIE: &str = "siege_session";
 /// The session key under which the signed-in account is kept.
 const ACCOUNT_KEY: &str = "account";
+/// The session key under which the day the session was last used is kept (days since 1970).
+const SEEN_KEY: &str = "seen";
 
 /// What a session remembers of its account.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -85,12 +87,32 @@ pub async fn signed_in(app: &AppState, session: &Session) -> Result<Option<Accou
         return Ok(None);
     };
     match app.accounts.current(key.id, key.epoch).await? {
-        Some(account) => Ok(Some(account)),
+        Some(account) => {
+            keep_alive(session).await?;
+            Ok(Some(account))
+        }
         None => {
             session.flush().await.map_err(session_error)?;
             Ok(None)
         }
     }
+}
+
+/// Mark a session in use today. The session library saves (and so moves the expiry of the
+/// record and of the cookie on) only a session changed by the request: without this, a session
+/// "unused for 30 days" would end 30 days after signing in however often it was used. Once a
+/// day, not on every request, so that the lobby's polling does not write to the database.
+async fn keep_alive(session: &Session) -> Result<(), AppError> {
+    let today = crate::store::now_ms().div_euclid(86_400_000);
+    // A mark that does not read as a day is as good as none: it is written anew.
+    let seen = session.get::<i64>(SEEN_KEY).await.ok().flatten();
+    if seen != Some(today) {
+        session
+            .insert(SEEN_KEY, today)
+            .await
+            .map_err(session_error)?;
+    }
+    Ok(())
 }
 
 /// The signed-in account, or 401 `not_signed_in`.

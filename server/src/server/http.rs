@@ -483,13 +483,16 @@ pub struct ListQuery {
     mine: Option<bool>,
     /// With `mine`: only the games where the account holds this side.
     side: Option<String>,
+    /// With `mine`: only the games where it is the account's move (the lobby asks for these
+    /// first, so that a move waiting in an old game is never on a later page).
+    your_move: Option<bool>,
     /// Only games whose name contains this, ignoring case.
     name: Option<String>,
     /// The cursor: only games listed after this game id (the last one of the previous page).
     before: Option<String>,
 }
 
-/// `GET /api/games?status=open|active|finished&limit=N&mine=true&side=S&name=T&before=ID`.
+/// `GET /api/games?status=open|active|finished&limit=N&mine=true&side=S&your_move=true&name=T&before=ID`.
 pub async fn list(
     State(app): State<AppState>,
     session: Session,
@@ -518,6 +521,12 @@ pub async fn list(
     if side.is_some() && !mine {
         return Err(AppError::bad_request(
             "side picks among your own games: ask with mine=true",
+        ));
+    }
+    let your_move = q.your_move.unwrap_or(false);
+    if your_move && !mine {
+        return Err(AppError::bad_request(
+            "your_move picks among your own games: ask with mine=true",
         ));
     }
     let name = match q.name.as_deref().map(str::trim) {
@@ -556,6 +565,7 @@ pub async fn list(
         limit,
         mine,
         side,
+        your_move,
         name,
         before,
     };

@@ -29,10 +29,11 @@ use uuid::Uuid;
 
 /// SQL for the side to act now in game `g` (with `a` its last action row, if any): the last
 /// action's `to_act`, or before any action the game's `first_to_act` (the setup's Allies for a
-/// game created before that column). NULL once finished.
+/// game created before that column). NULL unless the game is under way: nobody acts in an open
+/// game until both seats are taken (R7), nor in a finished one.
 macro_rules! to_act_sql {
     () => {
-        "CASE WHEN g.status = 'finished' THEN NULL \
+        "CASE WHEN g.status <> 'active' THEN NULL \
            WHEN a.seq IS NULL THEN coalesce(g.first_to_act, \
              CASE WHEN g.position IS NULL THEN 'allied' END) \
            ELSE a.to_act END"
@@ -430,6 +431,8 @@ impl Store {
                       WHERE s.game_id = g.id AND s.account_id = ?3)) \
                AND (?4 = 0 OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
                       AND s.account_id = ?3 AND (?5 IS NULL OR s.side = ?5))) \
+               AND (?9 = 0 OR EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                      AND s.account_id = ?3 AND s.side = ", to_act_sql!(), ")) \
                AND (?6 IS NULL OR instr(lower(g.name), lower(?6)) > 0) \
                AND (?7 IS NULL OR g.created_at < ?8 OR (g.created_at = ?8 AND g.id > ?7)) \
              ORDER BY g.created_at DESC, g.id \
@@ -444,6 +447,7 @@ impl Store {
         .bind(filter.name.as_deref())
         .bind(filter.before.as_ref().map(|(id, _)| id.to_string()))
         .bind(filter.before.as_ref().map(|(_, at)| *at))
+        .bind(filter.your_move)
         .fetch_all(&self.pool)
         .await?)
     }
@@ -563,6 +567,8 @@ pub struct ListFilter {
     pub mine: bool,
     /// With `mine`: only the games where the viewer holds this side.
     pub side: Option<Side>,
+    /// With `mine`: only the games where the viewer's side is to act now.
+    pub your_move: bool,
     /// Only games whose name contains this (case-insensitive, ASCII letters).
     pub name: Option<String>,
     /// Only games listed after this one (its id and creation time): the cursor of the next page.
