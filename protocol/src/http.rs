@@ -470,6 +470,7 @@ pub enum Visibility {
 /// Where a signed-in player is told that it is their move (`GET` and `POST
 /// /api/account/notifications`). `null` or `""` turns a channel off.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NotificationSettings {
     /// An e-mail address.
     #[serde(default)]

@@ -225,8 +225,8 @@ struct LimitArgs {
     /// Days after which a session nobody used is signed out.
     #[arg(long, env = "SIEGE_SESSION_DAYS", default_value_t = 30)]
     session_days: u64,
-    /// Games one client (the account when signed in, else the address) may have waiting for an
-    /// opponent at once.
+    /// Games one client (the account when signed in, else the address) may have at once waiting
+    /// for an opponent or under way with a computer seated.
     #[arg(long, env = "SIEGE_MAX_OPEN_GAMES", default_value_t = Limits::default().max_open_games)]
     max_open_games: u32,
     /// Days after which a game nobody joined (and nobody touched) is deleted; 0: never.

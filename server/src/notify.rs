@@ -735,10 +735,33 @@ async fn send_email(mail: &Mail, to: &str, d: &Delivery, r: &Retrying) {
                 .send(m)
                 .await
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| smtp_error(&e))
         }
     })
     .await;
+}
+
+/// What went wrong with an SMTP delivery, for the log: its kind and reply code only. The
+/// relay's own text often quotes the recipient ("550 <x@y>: Recipient address rejected"), and
+/// addresses never reach a log.
+fn smtp_error(e: &lettre::transport::smtp::Error) -> String {
+    let kind = if e.is_permanent() {
+        "refused for good by the relay"
+    } else if e.is_transient() {
+        "refused for now by the relay"
+    } else if e.is_timeout() {
+        "timed out"
+    } else if e.is_tls() {
+        "TLS failed"
+    } else if e.is_client() {
+        "the client failed"
+    } else {
+        "could not reach or speak to the relay"
+    };
+    match e.status() {
+        Some(code) => format!("{kind} (SMTP {code})"),
+        None => kind.to_string(),
+    }
 }
 
 async fn send_webhook(http: &reqwest::Client, url: &str, d: &Delivery, r: &Retrying) {

@@ -305,6 +305,39 @@ async fn open_games_are_capped_per_creator_and_x_forwarded_for_counts_only_from_
     http2.join(ids[0].as_str().expect("id")).await;
     let (status, _) = http2.post("/api/games", "{}").await;
     assert_eq!(status, 201);
+    // Games with a computer seated count too, though they are under way at once: against the
+    // computer, or two computers playing each other (which would otherwise run unbounded on
+    // the bot workers).
+    let (_server, base) = spawn_siege(
+        BIN,
+        &database("cap3"),
+        &["--create-rate", "100", "--max-open-games", "3"],
+    )
+    .await;
+    let http3 = Http::new(&base);
+    for body in [
+        json!({"side": "allied", "opponent": {"bot": "easy"}}),
+        json!({"side": "chinese", "opponent": {"bot": "easy"}}),
+        json!({"opponents": {"allied": "easy", "chinese": "easy"}}),
+    ] {
+        let (status, created) = http3.post("/api/games", body.to_string()).await;
+        assert_eq!(status, 201, "{created}");
+    }
+    let (status, body) = http3
+        .post(
+            "/api/games",
+            json!({"opponents": {"allied": "easy", "chinese": "easy"}}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["error"]["code"], "too_many_open_games");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("against the computer"),
+        "{body}"
+    );
     assert!(healthy(&http).await);
 }
 

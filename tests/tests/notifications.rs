@@ -264,6 +264,15 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
         let message = b["error"]["message"].as_str().unwrap();
         assert!(message.contains(why), "{body}: {message}");
     }
+    // A misspelt field is refused by name, not read as "turn e-mail off" (issue 15).
+    let (s, b) = reid
+        .post_json(
+            "/api/account/notifications",
+            json!({"emial": "reid@legation.test"}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (422, "bad_json"), "{b}");
+    assert!(b["error"]["message"].as_str().unwrap().contains("emial"));
     let (_, b) = reid.get_signed("/api/account/notifications").await;
     assert_eq!(b["email"], Value::Null, "a refusal stored nothing: {b}");
     for (http, name, side) in [(&reid, "reid", "allied"), (&conger, "conger", "chinese")] {

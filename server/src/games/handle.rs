@@ -76,9 +76,10 @@ pub enum GameError {
     OutOfRange { at: u64, len: u64 },
     #[error("this game has as many connections as the server allows")]
     TooManyConnections,
-    /// The creator already has this many open games (waiting for an opponent).
+    /// The creator already has this many games waiting for an opponent or under way with a
+    /// computer seated.
     #[error(
-        "you already have {0} games waiting for an opponent; start playing one, or wait until one is joined"
+        "you already have {0} games waiting for an opponent or under way against the computer; wait until one is joined or finished"
     )]
     TooManyOpen(u32),
     #[error("the server is shutting down")]

@@ -295,12 +295,10 @@ impl Games {
                 own_bot: own_bot
                     .filter(|_| bot_seat.is_some())
                     .map(|l| l.as_str().to_string()),
-                creator: creator
-                    .filter(|_| bot_seat.is_none())
-                    .map(|c| c.key.clone()),
-                max_open: creator
-                    .and_then(|c| c.max_open)
-                    .filter(|_| bot_seat.is_none()),
+                // Games with a computer seated count against the creator's cap too (the
+                // store counts them while they are under way).
+                creator: creator.map(|c| c.key.clone()),
+                max_open: creator.and_then(|c| c.max_open),
                 access,
                 account,
                 first_to_act: game.to_act(),

@@ -1,5 +1,5 @@
 //! The chat of a game in the store: messages and the players' mute choices, in tables of their
-//! own beside the action log (migrations/0007_chat.sql). Chat is written straight to the pool,
+//! own beside the action log (migrations/0009_chat.sql). Chat is written straight to the pool,
 //! one statement per message, not through the action writer: a message is not an action and
 //! never waits behind a game's commits.
 

@@ -1,4 +1,4 @@
-//! The clocks of timed games (migrations/0006_clocks.sql): one row per timed game, written at
+//! The clocks of timed games (migrations/0008_clocks.sql): one row per timed game, written at
 //! creation, when the second seat is taken, and with every action that moves the clock (in
 //! the writer's transaction, beside the action). Games out of time are found by the indexed
 //! `deadline`, never by loading games.

@@ -173,8 +173,11 @@ impl Store {
     }
 
     /// Insert a new game and its creator's seat in one transaction. Returns `false`, changing
-    /// nothing, when the creator already has `max_open` open games: the count and the insert
-    /// are one statement, so two requests at once cannot both slip under the cap.
+    /// nothing, when the creator already has `max_open` games that are open or under way with a
+    /// computer seated (a game against the computer is active at once and never expires, and a
+    /// game between two computers plays itself on the bot workers: without counting them, the
+    /// cap could be walked round). The count and the insert are one statement, so two requests
+    /// at once cannot both slip under the cap.
     pub async fn create_game(&self, game: &NewGame) -> Result<bool, StoreError> {
         let now = now_ms();
         let id = game.id.to_string();
@@ -183,7 +186,9 @@ impl Store {
             "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator, invite_hash, guests, first_to_act) \
              SELECT ?1, ?2, ?12, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8, ?10, ?11, ?13 \
              WHERE ?9 IS NULL OR ?8 IS NULL \
-                OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') < ?9",
+                OR (SELECT count(*) FROM games c WHERE c.creator = ?8 AND (c.status = 'open' \
+                      OR (c.status = 'active' AND EXISTS (SELECT 1 FROM seats s \
+                            WHERE s.game_id = c.id AND s.bot IS NOT NULL)))) < ?9",
         )
         .bind(&id)
         .bind(&game.name)
