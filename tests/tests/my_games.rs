@@ -486,3 +486,69 @@ async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
     assert!(!database_text(&server.dir).contains(&fresh));
     server.stop().await;
 }
+
+/// A rematch nobody joined expires like any game nobody joined (issue 15); the finished game
+/// then forgets it, and a player may ask for a rematch again instead of being pointed at a game
+/// that no longer exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_rematch_is_forgotten_and_may_be_asked_for_again() {
+    let server = TestServer::start().await;
+    let host = server.http.stranger();
+    let guest = server.http.stranger();
+    let created = create(&host, "Siege", "allied", json!({})).await;
+    let joined = join(&guest, &created).await;
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let url = server.http.ws_url(&id);
+    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    let state = frame_of(&mut g, "state").await;
+    g.send(action_frame(&state, &json!({"type": "resign"})))
+        .await;
+    frame_of(&mut g, "state").await;
+    drop(g);
+    let path = format!("/api/games/{id}/rematch");
+    let (s, first) = host
+        .post_json(&path, json!({"token": created["token"]}))
+        .await;
+    assert_eq!(s, 201, "{first}");
+    let first_id = first["game_id"].as_str().unwrap().to_string();
+    let dir = server.stop_keeping_data().await;
+
+    // Fifteen days pass; nobody joined the rematch.
+    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
+        .await
+        .unwrap();
+    sqlx::query("UPDATE games SET created_at = created_at - 15 * 86400000")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let http = server.http.clone();
+    let mut gone = false;
+    for _ in 0..50 {
+        if http.get(&format!("/api/games/{first_id}")).await.0 == 404 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the rematch nobody joined expired");
+    let (_, info) = http.get(&format!("/api/games/{id}")).await;
+    assert!(info["rematch"].is_null(), "forgotten: {}", info["rematch"]);
+    let (s, again) = http
+        .post_json(&path, json!({"token": created["token"]}))
+        .await;
+    assert_eq!(s, 201, "{again}");
+    assert_eq!(again["created"], true);
+    assert_ne!(again["game_id"], first["game_id"]);
+    assert_eq!(
+        http.get(&format!(
+            "/api/games/{}",
+            again["game_id"].as_str().unwrap()
+        ))
+        .await
+        .0,
+        200
+    );
+    server.stop().await;
+}

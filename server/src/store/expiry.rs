@@ -56,6 +56,9 @@ impl Store {
             "DELETE FROM seats WHERE game_id = ?",
             "DELETE FROM clocks WHERE game_id = ?",
             "DELETE FROM games WHERE id = ?",
+            // A rematch nobody joined goes like any game; the finished game it was asked for
+            // forgets it, so that a rematch may be asked for again.
+            "UPDATE games SET rematch_id = NULL, rematch_by = NULL WHERE rematch_id = ?",
         ] {
             sqlx::query(delete).bind(&id).execute(&mut *tx).await?;
         }
