@@ -183,6 +183,11 @@ struct NotifyArgs {
     #[arg(long, env = "SIEGE_WEBHOOK_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set,
           num_args = 0..=1, default_missing_value = "true")]
     webhook_allow_private: bool,
+    /// Send your-turn messages to players who have the game open too. Off: a player connected
+    /// to the game when the decision passes to them is told by the page only.
+    #[arg(long, env = "SIEGE_NOTIFY_WHEN_CONNECTED", default_value_t = false, action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    notify_when_connected: bool,
 }
 
 impl NotifyArgs {
@@ -199,6 +204,7 @@ impl NotifyArgs {
             backoff_max: std::time::Duration::from_secs(self.notify_backoff_max_secs),
             parallel: self.notify_parallel,
             allow_private: self.webhook_allow_private,
+            when_connected: self.notify_when_connected,
         }
     }
 }

@@ -92,6 +92,9 @@ pub struct NotifyConfig {
     /// Whether webhooks may reach loopback, private, link-local and reserved addresses (off:
     /// refused when set, and checked again when delivered).
     pub allow_private: bool,
+    /// Whether a player who has the game open when the decision passes to them is sent a
+    /// message too (off: only a player away from the table is).
+    pub when_connected: bool,
 }
 
 impl std::fmt::Debug for NotifyConfig {
@@ -108,6 +111,7 @@ impl std::fmt::Debug for NotifyConfig {
             .field("backoff_max", &self.backoff_max)
             .field("parallel", &self.parallel)
             .field("allow_private", &self.allow_private)
+            .field("when_connected", &self.when_connected)
             .finish()
     }
 }
@@ -126,6 +130,7 @@ impl Default for NotifyConfig {
             backoff_max: Duration::from_secs(BACKOFF_MAX_SECS),
             parallel: PARALLEL,
             allow_private: false,
+            when_connected: false,
         }
     }
 }
@@ -159,12 +164,14 @@ pub struct YourTurn {
 #[derive(Clone, Debug, Default)]
 pub struct Notifier {
     tx: Option<mpsc::Sender<YourTurn>>,
+    /// Whether a player connected to the game is told too (`--notify-when-connected`).
+    when_connected: bool,
 }
 
 impl Notifier {
     /// A notifier that sends nothing (tests of the game path, the library without a server).
     pub fn off() -> Notifier {
-        Notifier { tx: None }
+        Notifier::default()
     }
 
     /// Start the background notifier on `store`, until `shutdown`.
@@ -203,15 +210,26 @@ impl Notifier {
             "your-turn notifier started"
         );
         tokio::spawn(worker.run(rx, shutdown));
-        Ok(Notifier { tx: Some(tx) })
+        Ok(Notifier {
+            tx: Some(tx),
+            when_connected: config.when_connected,
+        })
     }
 
-    /// Tell the notifier that `turn.side` is to act after `turn.seq`. Never waits: with the
-    /// channel full the event is dropped, logged and counted.
-    pub fn your_turn(&self, turn: YourTurn) {
+    /// Tell the notifier that `turn.side` is to act after `turn.seq`; `connected`: the player
+    /// of that side has the game open, and so is not sent anything (unless the server is told
+    /// to): the page itself says whose move it is, and a live game would otherwise send an
+    /// e-mail for nearly every decision. Never waits: with the channel full the event is
+    /// dropped, logged and counted.
+    pub fn your_turn(&self, turn: YourTurn, connected: bool) {
         let Some(tx) = &self.tx else {
             return;
         };
+        if connected && !self.when_connected {
+            tracing::debug!(game = %turn.game, side = turn.side.as_str(), seq = turn.seq,
+                "no your-turn message: the player is at the table");
+            return;
+        }
         match tx.try_send(turn) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -918,16 +936,39 @@ mod tests {
     #[tokio::test]
     async fn a_full_queue_drops_without_waiting() {
         let (tx, mut rx) = mpsc::channel(1);
-        let n = Notifier { tx: Some(tx) };
+        let n = Notifier {
+            tx: Some(tx),
+            when_connected: false,
+        };
         let turn = YourTurn {
             game: Uuid::nil(),
             side: Side::Allied,
             seq: 1,
         };
-        n.your_turn(turn);
-        n.your_turn(YourTurn { seq: 2, ..turn }); // dropped, not awaited
+        n.your_turn(turn, false);
+        n.your_turn(YourTurn { seq: 2, ..turn }, false); // dropped, not awaited
         assert_eq!(rx.recv().await.map(|t| t.seq), Some(1));
         assert!(rx.try_recv().is_err());
-        Notifier::off().your_turn(turn);
+        Notifier::off().your_turn(turn, false);
+    }
+
+    #[tokio::test]
+    async fn a_player_at_the_table_is_not_sent_a_message_unless_asked_for() {
+        let turn = YourTurn {
+            game: Uuid::nil(),
+            side: Side::Chinese,
+            seq: 7,
+        };
+        for when_connected in [false, true] {
+            let (tx, mut rx) = mpsc::channel(4);
+            let n = Notifier {
+                tx: Some(tx),
+                when_connected,
+            };
+            n.your_turn(turn, true);
+            assert_eq!(rx.try_recv().is_ok(), when_connected);
+            n.your_turn(YourTurn { seq: 8, ..turn }, false);
+            assert_eq!(rx.try_recv().map(|t| t.seq).ok(), Some(8), "away: told");
+        }
     }
 }

@@ -231,6 +231,9 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
         c.notify.backoff = Duration::from_millis(20);
         // The receiver is on 127.0.0.1.
         c.notify.allow_private = true;
+        // Both players stay at the table here: tell them anyway (off by default, see
+        // `a_player_at_the_table_is_not_sent_a_message_and_one_away_is`).
+        c.notify.when_connected = true;
     };
     let server = TestServer::start_with(configure).await;
 
@@ -492,6 +495,9 @@ async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_t
     let allow = |c: &mut siege::server::Config| {
         fast_players(c);
         c.notify.allow_private = true;
+        // Both players stay at the table here: tell them anyway (off by default, see
+        // `a_player_at_the_table_is_not_sent_a_message_and_one_away_is`).
+        c.notify.when_connected = true;
         c.notify.backoff = Duration::from_millis(20);
     };
     let server = TestServer::start_in(server.stop_keeping_data().await, allow).await;
@@ -523,6 +529,9 @@ async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_t
     let deny = |c: &mut siege::server::Config| {
         fast_players(c);
         c.notify.backoff = Duration::from_millis(20);
+        // The players are at the table: without this nothing would be sent anyway, and the
+        // refusal of private addresses would go untested.
+        c.notify.when_connected = true;
     };
     let server = TestServer::start_in(server.stop_keeping_data().await, deny).await;
     let (reid, conger) = (
@@ -654,6 +663,9 @@ async fn a_failed_delivery_is_retried_later_until_it_succeeds_but_not_after_the_
     let server = TestServer::start_with(|c| {
         fast_players(c);
         c.notify.allow_private = true;
+        // Both players stay at the table here: tell them anyway (off by default, see
+        // `a_player_at_the_table_is_not_sent_a_message_and_one_away_is`).
+        c.notify.when_connected = true;
         c.notify.retries = 6;
         c.notify.backoff = Duration::from_millis(60);
         c.notify.backoff_factor = 2;
@@ -740,5 +752,94 @@ async fn a_failed_delivery_is_retried_later_until_it_succeeds_but_not_after_the_
         "{tried:?}"
     );
     drop(table);
+    server.stop().await;
+}
+
+/// A player who has the game open when the decision passes to them is told by the page (its
+/// title, sound and browser notification), not by e-mail or webhook: a live game would
+/// otherwise send a message for nearly every decision. One away from the table is sent one.
+/// (`--notify-when-connected` sends to both; the other tests here use it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_at_the_table_is_not_sent_a_message_and_one_away_is() {
+    let (hook_port, hooks) = flaky_sink(0).await;
+    let server = TestServer::start_with(|c| {
+        fast_players(c);
+        c.notify.allow_private = true;
+    })
+    .await;
+    let reid = signed_up(&server, "Reid").await;
+    let conger = signed_up(&server, "Conger").await;
+    for (http, side) in [(&reid, "allied"), (&conger, "chinese")] {
+        let hook = format!("http://127.0.0.1:{hook_port}/hook/{side}");
+        let (s, b) = http
+            .post_json("/api/account/notifications", json!({"webhook": hook}))
+            .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let (s, created) = reid
+        .post_json(
+            "/api/games",
+            json!({"side": "allied", "name": "At the table"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = conger
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1902);
+
+    // Both at the table: the decision passes to each side, and nothing is sent.
+    let got = hand_overs(&mut table, &mut rng).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        hooks.lock().unwrap().is_empty(),
+        "hand-overs {got:?} to players at the table sent {:?}",
+        hooks.lock().unwrap()
+    );
+
+    // The side not to act leaves the table; the decision passes to it and it is told.
+    let Table {
+        allied,
+        chinese,
+        a,
+        c,
+    } = table;
+    let now = a["view"]["to_act"]
+        .as_str()
+        .expect("the game goes on")
+        .to_string();
+    let (mut ws, mut state, away) = if now == "allied" {
+        drop(chinese);
+        (allied, a, "chinese")
+    } else {
+        drop(allied);
+        (chinese, c, "allied")
+    };
+    // The server drops the leaver's presence when it sees the socket close.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    for _ in 0..2000 {
+        if state["view"]["to_act"] != now.as_str() {
+            break;
+        }
+        let action = choose(&mut rng, &state).expect("a legal action");
+        ws.send(action_frame(&state, &action)).await;
+        state = ws.next_state().await.1;
+    }
+    assert_eq!(state["view"]["to_act"], away, "the decision passed");
+    let seq = state["seq"].as_u64().unwrap();
+    let no_mail = Mutex::new(Vec::new());
+    eventually(|| received(&no_mail, &hooks, "", away).hooks == vec![seq]).await;
+    assert_eq!(received(&no_mail, &hooks, "", away).hooks, vec![seq]);
+    assert_eq!(
+        received(&no_mail, &hooks, "", &now).hooks,
+        Vec::<u64>::new(),
+        "the player at the table is still told nothing"
+    );
     server.stop().await;
 }

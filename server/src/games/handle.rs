@@ -19,11 +19,33 @@ pub enum Claim {
     Spectator,
 }
 
+/// A player's connection to its seat, counted while it lives: the game task asks whether the
+/// side it hands the decision to is at the table, which needs no your-turn e-mail (the page
+/// tells the player itself). Dropped with the connection.
+#[derive(Debug)]
+pub struct Presence(Arc<AtomicUsize>);
+
+impl Presence {
+    /// Count one more connection on the seat whose count is `count`.
+    pub fn new(count: Arc<AtomicUsize>) -> Presence {
+        count.fetch_add(1, Ordering::AcqRel);
+        Presence(count)
+    }
+}
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// What an attached connection starts from: the current state and the updates after it,
 /// taken in the same step of the game task so that nothing falls between them.
 #[derive(Debug)]
 pub struct Attached {
     pub you: You,
+    /// A player's presence at its seat (none for a spectator), kept as long as the connection.
+    pub presence: Option<Presence>,
     pub state: Arc<Snapshot>,
     pub updates: broadcast::Receiver<Arc<Update>>,
     /// A timed game's `clock` frame as of attaching.

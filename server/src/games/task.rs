@@ -14,7 +14,7 @@
 use super::bots::Turn;
 use super::clock::Clock;
 use super::frames::{Snapshot, Update, events_frame, events_json};
-use super::handle::{Attached, Claim, Command, GameError, Info};
+use super::handle::{Attached, Claim, Command, GameError, Info, Presence};
 use super::snapshot_due;
 use super::tokens::same_hash;
 use crate::notify::{Notifier, YourTurn};
@@ -25,6 +25,7 @@ use crate::store::{Store, now_ms, seats_of};
 use axum::extract::ws::Utf8Bytes;
 use siege_protocol::{Explanation, GameStatus, ServerFrame, Side, You, codes};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -103,6 +104,17 @@ pub(crate) struct GameTask {
     notices: broadcast::Sender<Utf8Bytes>,
     /// Told when an action hands the decision to the other side.
     notifier: Notifier,
+    /// Players' connections open on each seat (Allied, Chinese): a player at the table is not
+    /// sent a your-turn message.
+    present: [Arc<AtomicUsize>; 2],
+}
+
+/// The index of `side` in per-side arrays.
+fn slot(side: Side) -> usize {
+    match side {
+        Side::Allied => 0,
+        Side::Chinese => 1,
+    }
 }
 
 impl GameTask {
@@ -147,6 +159,7 @@ impl GameTask {
             clock,
             notices,
             notifier,
+            present: [Arc::default(), Arc::default()],
         })
     }
 
@@ -327,6 +340,9 @@ impl GameTask {
         };
         Ok(Attached {
             you,
+            presence: you
+                .side()
+                .map(|side| Presence::new(self.present[slot(side)].clone())),
             state: self.snapshot.clone(),
             updates: self.updates.subscribe(),
             clock: self.clock_frame(),
@@ -410,11 +426,14 @@ impl GameTask {
         if let Some(next) = self.game.to_act()
             && next != actor
         {
-            self.notifier.your_turn(YourTurn {
-                game: self.id,
-                side: next,
-                seq: self.seq,
-            });
+            self.notifier.your_turn(
+                YourTurn {
+                    game: self.id,
+                    side: next,
+                    seq: self.seq,
+                },
+                self.present[slot(next)].load(Ordering::Acquire) > 0,
+            );
         }
     }
 

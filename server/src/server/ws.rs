@@ -119,6 +119,8 @@ pub async fn serve(
     tracing::debug!(game = %id, conn, you = attached.you.as_str(), "attached");
     let Attached {
         you,
+        // Held for as long as this connection lives: the seat's player is at the table.
+        presence: _presence,
         state,
         updates,
         clock,
