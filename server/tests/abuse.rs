@@ -394,6 +394,38 @@ async fn slow_and_idle_connections_are_closed_and_a_flood_is_capped_below_the_fi
     let mut pair = vec![keep, stalled];
     assert_eq!(closed_within(&mut pair, Duration::from_secs(10)).await, 2);
 
+    // 2b. Headers dripped a byte every 250 ms are never idle for long: the header timeout
+    //     (2 s) alone must close the connection, long before the drip would end (~18 s).
+    let mut drip = TcpStream::connect(addr).await.expect("connect");
+    let started = Instant::now();
+    let mut closed_early = false;
+    for b in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 0123456789012345678901234567890123456789"
+        .iter()
+    {
+        if drip.write_all(&[*b]).await.is_err() {
+            closed_early = true;
+            break;
+        }
+        let mut buf = [0u8; 256];
+        match tokio::time::timeout(Duration::from_millis(250), drip.read(&mut buf)).await {
+            Err(_) => {}
+            // EOF, a reset, or an answer (then the close): the server ended it.
+            Ok(_) => {
+                closed_early = true;
+                break;
+            }
+        }
+    }
+    assert!(
+        closed_early,
+        "a dripping header was still open after {:?}",
+        started.elapsed()
+    );
+    eprintln!(
+        "headers dripped a byte every 250 ms: closed after {:?}",
+        started.elapsed()
+    );
+
     // 3. From eight addresses, 400 connections that send nothing: more than the server takes
     //    (160). It keeps accepting and closing what is over the caps — no "too many open
     //    files" — and once the header timeout has closed the rest, a player connects as usual.
@@ -616,6 +648,26 @@ async fn expensive_requests_are_bounded_and_a_live_game_plays_on() {
     let (status, body) = tight.post("/api/analysis", analysis.clone()).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["error"]["code"], "too_expensive");
+
+    // An answer over the size limit (--max-answer-kib 1: the 200 answers are far more) is
+    // refused, saying so, not sent.
+    let (_small, small_base) = spawn_siege(
+        BIN,
+        &database("answer"),
+        &[&NO_CLIENT_LIMITS[..], &["--max-answer-kib", "1"]].concat(),
+    )
+    .await;
+    let small = Http::new(&small_base);
+    let (status, body) = small.post("/api/analysis", analysis.clone()).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["error"]["code"], "too_expensive");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 1024 bytes"),
+        "{body}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,8 @@
 // is seated by the session alone — "You: Allied", the setup's choices offered and one taken —
 // with nothing kept in that browser and no seat link offered. A stranger signed in elsewhere who
 // opens the same game watches; told (by a rewritten answer) that it holds a seat, its page asks
-// the server for it without a token, is refused (not_your_seat) and watches instead.
+// the server for it without a token, is refused (not_your_seat) and watches instead. The table
+// names the players; the guest, signing up later, claims its seat for the new account.
 
 import { pathToFileURL } from 'node:url';
 import { launch, newPage, shot, check, assert, finish } from './lib.mjs';
@@ -41,6 +42,10 @@ export async function accountSeatChecks(browser, base) {
     await guest.waitForSelector('#take-seat');
     await guest.click('#take-seat');
     await guest.waitForFunction(() => document.body.dataset.you === 'chinese');
+    // The table names who plays each side: the account by its name, the guest as a guest.
+    await guest.waitForFunction((n) => document.querySelector('#players')?.textContent.includes(`Allied: ${n}`), name);
+    const players = await guest.textContent('#players');
+    assert(players === `Allied: ${name} · Chinese: guest`, `the top bar names the players: ${players}`);
   });
 
   const elsewhere = await newPage(browser, 'seat-elsewhere', { width: 1280, height: 900 });
@@ -104,6 +109,28 @@ export async function accountSeatChecks(browser, base) {
     assert(await legal(stranger).then((l) => l.length) === 0, 'still offered nothing');
     await shot(stranger, 'account-seat-03-refused-watching.png');
     await stranger.unroute(`${base}/api/games/${gameId}`);
+  });
+
+  await check('account seat: a guest who signs up later claims the seat kept in this browser for the account', async () => {
+    const later = `Conger${Date.now() % 100000}`;
+    await signUp(guest, base, later);
+    const row = guest.locator(`#games-mine [data-game="${gameId}"]`);
+    await row.waitFor();
+    assert((await row.textContent()).includes('kept in this browser'), `listed as kept here: ${await row.textContent()}`);
+    await shot(guest, 'account-seat-04-claim-offered.png');
+    await row.locator(`[data-claim="${gameId}"]`).click();
+    await guest.waitForSelector('.toast >> text=now held by your account');
+    await guest.waitForFunction((id) => {
+      const r = document.querySelector(`#games-mine [data-game="${id}"]`);
+      return r && !r.textContent.includes('kept in this browser') && !r.querySelector('[data-claim]');
+    }, gameId);
+    const mine = await guest.evaluate(() => fetch('/api/games?mine=true').then((r) => r.json()));
+    const listed = mine.find((g) => g.game_id === gameId);
+    assert(listed?.you === 'chinese', `the account holds the Chinese seat: ${JSON.stringify(listed)}`);
+    await shot(guest, 'account-seat-05-claimed.png');
+    // The table names the new account for the Chinese seat.
+    await guest.goto(`${base}/#game=${gameId}`);
+    await guest.waitForFunction((n) => document.querySelector('#players')?.textContent.includes(`Chinese: ${n}`), later);
   });
 
   for (const p of [host, guest, elsewhere, stranger]) await p.context().close();

@@ -26,8 +26,8 @@ export async function botChecks(browser, base) {
     await page.waitForFunction(() => /^#game=/.test(location.hash));
     gameId = decodeURIComponent(await page.evaluate(() => location.hash.slice('#game='.length)));
     await waitSeq(page, 0);
-    await page.waitForSelector('#bot-seat');
-    const named = await page.textContent('#bot-seat');
+    await page.waitForSelector('#players');
+    const named = await page.textContent('#players');
     assert(/Chinese: computer, normal/.test(named), `the computer's seat named: ${named}`);
     assert(!(await page.$('#invite-button')), 'no invitation to send: the computer has the other seat');
   });
@@ -84,7 +84,7 @@ export async function botChecks(browser, base) {
     await viewer.waitForFunction(() => document.body.dataset.you === 'spectator');
     // Nobody is seated: the computers play on their own, and the page follows.
     await waitSeq(viewer, 20, 60_000);
-    const named = await viewer.textContent('#bot-seat');
+    const named = await viewer.textContent('#players');
     assert(/Allied: computer, easy/.test(named) && /Chinese: computer, easy/.test(named), `both seats named: ${named}`);
     assert(!(await viewer.$('#invite-button')) && !(await viewer.$('#seat-button')), 'a watcher has no invitation and no seat link');
     const log = await (await fetch(`${base}/api/games/${id}/log`)).json();

@@ -72,6 +72,11 @@ export const api = {
     if (code) body.code = code;
     return request('POST', `/api/games/${encodeURIComponent(id)}/join`, body);
   },
+  /** Take a seat this browser keeps (by its token) into the signed-in account: it is then
+   *  listed in My games and opened by the session on any device. */
+  claimSeat(id, token) {
+    return request('POST', `/api/games/${encodeURIComponent(id)}/claim`, { token });
+  },
   /** The signed-in account, or null. The session cookie is HttpOnly, so the page cannot see
    *  it: it asks only where this browser signed in (a hint kept in localStorage), so that a
    *  guest's every visit to the lobby is not a 401 the browser logs as an error. */

@@ -231,6 +231,14 @@ export class Lobby {
     const buttons = [];
     if (!finished) buttons.push(h('a', { class: `button small${g.your_move ? ' primary' : ''}`, href: seat ? `#game=${id}` : `#watch=${id}`, text: seat ? 'Play' : 'Open' }));
     else buttons.push(h('a', { class: 'button small', href: seat ? `#game=${id}` : `#replay=${id}`, text: 'Open' }));
+    // A seat taken as a guest in this browser, while signed in now: take it into the account.
+    if (g.kept && this.signedIn && seat?.token) {
+      buttons.push(h('button', {
+        type: 'button', class: 'small quiet claim', 'data-claim': g.game_id,
+        title: 'Hold this seat with your account: listed in My games and opened on any device where you sign in',
+        onclick: (e) => this.claim(e.target, g.game_id, seat.token), text: 'Claim for my account',
+      }));
+    }
     const state = finished ? (g.result?.text ?? 'finished')
       : g.status === 'open' ? 'waiting for a player' : `turn ${g.turn ?? '?'}, ${String(g.phase ?? '').replace(/_/g, ' ')}`;
     const move = g.your_move ? h('span', { class: 'your-move', text: `your move${g.waiting_since ? ` · ${waited(g.waiting_since)}` : ''}` })
@@ -239,6 +247,19 @@ export class Lobby {
       h('div', { class: 'game-name' }, move, move ? ' ' : null, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${state}` })),
       h('div', { class: 'game-meta muted', text: `You: ${SIDE_NAME[g.you] ?? '?'} · ${seatsText(g)}${g.kept ? ' · kept in this browser' : ''}` }),
       h('div', { class: 'button-row' }, buttons));
+  }
+
+  /** Claim a browser-kept seat for the signed-in account; the list shows it as the account's. */
+  async claim(button, gameId, token) {
+    button.disabled = true;
+    try {
+      const r = await api.claimSeat(gameId, token);
+      toast(`Your ${SIDE_NAME[r.side] ?? ''} seat is now held by your account.`);
+      await this.refreshMine(this.filters());
+    } catch (e) {
+      button.disabled = false;
+      toast(`The seat could not be claimed: ${e.message}`, 'error');
+    }
   }
 
   renderList(el, status, games) {
@@ -338,10 +359,15 @@ function seatsText(g) {
   return `Allies: ${seat('allied')}, Chinese: ${seat('chinese')}`;
 }
 
-/** The computer players of a game in words (`Chinese: computer, normal`), or null. */
-export function botsText(g) {
-  const names = Object.entries(g?.bots ?? {}).map(([side, level]) => `${SIDE_NAME[side]}: computer, ${level}`);
-  return names.length ? names.join(' · ') : null;
+/** Who holds each seat of `g` (a game from `GET /api/games/{id}`), for the table's top bar:
+ *  an account's name, a computer with its level, a guest, or a free seat. */
+export function playersText(g) {
+  if (!g) return null;
+  return ['allied', 'chinese'].map((side) => {
+    const level = g.bots?.[side];
+    const who = level ? `computer, ${level}` : (g.players?.[side] ?? (g.seats?.[side] ? 'guest' : 'free seat'));
+    return `${SIDE_NAME[side]}: ${who}`;
+  }).join(' · ');
 }
 
 /** How long since `iso`, shortly: `12 min`, `3 h`, `2 d`. */

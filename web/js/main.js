@@ -18,7 +18,7 @@ import { api } from './api.js';
 import { Table } from './table.js';
 import { LiveGame } from './live.js';
 import { Replay } from './replay.js';
-import { Lobby, showInvitation, botsText } from './lobby.js';
+import { Lobby, showInvitation, playersText } from './lobby.js';
 import { seatFor, seatLink, inviteLink, markSeatKept } from './seats.js';
 import { AnalysisBoard } from './analysis.js';
 import { positionOf, decodePosition, encodePosition } from './position.js';
@@ -209,9 +209,9 @@ function seatKeeper(gameId, seat) {
 function topbarButtons(mode, gameId, seat, game) {
   const bar = byId('topbar-actions');
   bar.replaceChildren();
-  // A computer's seat is named with its level (docs/bots.md).
-  const bots = botsText(game);
-  if (bots) bar.append(h('span', { id: 'bot-seat', class: 'bot-seat', title: 'The computer plays this seat', text: bots }));
+  // Who plays each side: an account by its name, a computer with its level (docs/bots.md).
+  const players = playersText(game);
+  if (players) bar.append(h('span', { id: 'players', class: 'bot-seat', title: 'Who plays each side', text: players }));
   // An account's seat opened without a token here has neither an invite code nor a seat link
   // to hand out: those stay in the browser that kept them.
   if (seat?.token && mode === 'play' && game?.status === 'open') {

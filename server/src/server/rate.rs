@@ -113,7 +113,18 @@ mod tests {
         // One game every 20 s: the next is at most 20 s away.
         assert!(refused.retry_after.is_some_and(|s| (1..=20).contains(&s)));
         rates.check(Act::Create, &b).unwrap();
-        // Joining is counted apart from creating.
+        // Joining is counted apart from creating, and refused past its own rate, saying so.
+        let joins = Rates::new(&Limits {
+            join_per_minute: 2,
+            ..Limits::default()
+        });
+        for _ in 0..2 {
+            joins.check(Act::Join, &a).unwrap();
+        }
+        let refused = joins.check(Act::Join, &a).unwrap_err();
+        assert_eq!(refused.code, codes::RATE_LIMITED);
+        assert!(refused.message.contains("seats taken"), "{}", refused.message);
+        joins.check(Act::Join, &b).unwrap();
         rates.check(Act::Join, &a).unwrap();
         // Log-in attempts have their own rate: 10 a minute by default.
         for _ in 0..10 {
