@@ -41,6 +41,27 @@ export async function accountChecks(browser, base) {
     await shot(host, 'acc-01-signed-in-created.png');
   });
 
+  await check('public seek of a signed-in player: for signed-in players unless guests are let in; a guest is told to sign in', async () => {
+    assert(await host.locator('#seek-guests-opt').isHidden(), 'no guests option for a private game');
+    await host.check('#public-seek');
+    await host.waitForSelector('#seek-guests-opt:not([hidden])');
+    assert(!(await host.isChecked('#seek-guests')), 'guests are not let in unless asked');
+    await host.fill('#game-name', 'Members seek');
+    await host.click('#create-game');
+    await host.waitForFunction(() => fetch('/api/games?status=open').then((r) => r.json())
+      .then((games) => games.some((g) => g.name === 'Members seek')));
+    const games = await host.evaluate(() => fetch('/api/games?status=open').then((r) => r.json()));
+    const seek = games.find((g) => g.name === 'Members seek');
+    assert(seek?.visibility === 'public' && seek.guests === false, `a seek for members: ${JSON.stringify(seek)}`);
+    await host.uncheck('#public-seek');
+    await stranger.goto(`${base}/`);
+    const row = stranger.locator(`#games-open [data-game="${seek.game_id}"]`);
+    await row.waitFor();
+    assert(await row.locator('.members-only').count() === 1 && await row.locator('button', { hasText: 'Join' }).count() === 0,
+      `a guest is told to sign in, offered no Join: ${await row.textContent()}`);
+    await shot(stranger, 'acc-01b-members-seek.png');
+  });
+
   await check('your-turn messages: the signed-in player sets an e-mail and a webhook from the account card; a bad URL is refused in words and stores nothing', async () => {
     await host.click('#notify-settings');
     await host.waitForSelector('#notify-form:not([hidden])');

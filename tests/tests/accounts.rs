@@ -178,7 +178,25 @@ async fn a_private_game_is_refused_without_its_code_and_never_listed_to_stranger
     let (s, joined) = stranger.post_json(&path, json!({"code": invite})).await;
     assert_eq!((s, &joined["side"]), (200, &json!("chinese")), "{joined}");
 
-    // A public seek is listed (without any code) and joinable by anyone.
+    // A signed-in player's public seek is for signed-in players unless it lets guests in.
+    let member = server.http.stranger();
+    assert_eq!(sign_up(&member, "Morrison", "legation1900").await.0, 201);
+    let (_, closed) = member
+        .post_json("/api/games", json!({"visibility": "public"}))
+        .await;
+    assert_eq!(closed["visibility"], "public", "{closed}");
+    let closed_path = format!("/api/games/{}/join", closed["game_id"].as_str().unwrap());
+    let (s, b) = stranger.post_json(&closed_path, json!({})).await;
+    assert_eq!((s, code(&b)), (403, "sign_in_required"), "{b}");
+    let (_, open) = member
+        .post_json(
+            "/api/games",
+            json!({"visibility": "public", "guests": true}),
+        )
+        .await;
+    let open_path = format!("/api/games/{}/join", open["game_id"].as_str().unwrap());
+    assert_eq!(stranger.post_json(&open_path, json!({})).await.0, 200);
+    // A guest's public seek is listed (without any code) and joinable by anyone.
     let (_, seek) = host
         .post_json(
             "/api/games",

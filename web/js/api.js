@@ -50,13 +50,14 @@ export const api = {
     return scenarioPromise;
   },
   /** A new game on `side`; with `position` (the analysis board's JSON) it starts from there. */
-  createGame(side, name, position, bot, visibility, timeControl) {
+  createGame(side, name, position, bot, visibility, timeControl, guests) {
     const body = { side };
     if (name) body.name = name;
     if (position) body.position = position;
     if (bot) body.opponent = { bot };
     if (visibility) body.visibility = visibility;
     if (timeControl) body.time_control = timeControl;
+    if (guests !== undefined) body.guests = guests;
     return request('POST', '/api/games', body);
   },
   /** A game between two computers, to watch: `levels` is `{allied, chinese}`; nobody gets a seat. */

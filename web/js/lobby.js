@@ -41,8 +41,13 @@ export class Lobby {
     // Whether an account is signed in: My games asks for the account's games only then (a
     // guest's seats come from this browser).
     this.signedIn = false;
-    this.accountKnown = showAccount((account) => { this.signedIn = Boolean(account); this.refresh(); })
-      .then((me) => { this.signedIn = Boolean(me); }, () => {});
+    // A signed-in player's public seek is for signed-in players unless guests are let in; a
+    // guest's seek is open to guests anyway (docs/protocol.md), so the choice is shown only
+    // to a signed-in player making a public seek.
+    const guestsOption = () => { byId('seek-guests-opt').hidden = !(this.signedIn && byId('public-seek').checked); };
+    byId('public-seek').addEventListener('change', guestsOption);
+    this.accountKnown = showAccount((account) => { this.signedIn = Boolean(account); guestsOption(); this.refresh(); })
+      .then((me) => { this.signedIn = Boolean(me); guestsOption(); }, () => {});
     this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_EVERY);
   }
@@ -62,7 +67,8 @@ export class Lobby {
         return;
       }
       const visibility = bot ? undefined : byId('public-seek').checked ? 'public' : 'private';
-      const g = await api.createGame(side, name || undefined, undefined, bot, visibility, timeControlOf(byId('time-control').value));
+      const guests = visibility === 'public' && this.signedIn ? byId('seek-guests').checked : undefined;
+      const g = await api.createGame(side, name || undefined, undefined, bot, visibility, timeControlOf(byId('time-control').value), guests);
       saveSeat(g.game_id, g.side, g.token, g.invite_code);
       if (bot) {
         location.hash = `game=${encodeURIComponent(g.game_id)}`;
@@ -275,7 +281,11 @@ export class Lobby {
       const buttons = [];
       if (status !== 'finished' && seat) buttons.push(h('a', { class: 'button small primary', href: `#game=${id}`, text: `Play (${SIDE_NAME[seat.side] ?? 'your seat'})` }));
       // A private game is listed only to its own players: no public Join, ever.
-      if (status === 'open' && !seat && g.visibility === 'public') buttons.push(h('button', { type: 'button', class: 'small primary', onclick: () => this.join(g.game_id), text: `Join as ${freeSeat(g) ?? 'player'}` }));
+      if (status === 'open' && !seat && g.visibility === 'public') {
+        // A seek for signed-in players only: a guest is told so, not refused after a click.
+        if (g.guests === false && !this.signedIn) buttons.push(h('span', { class: 'muted members-only', text: 'Sign in to join' }));
+        else buttons.push(h('button', { type: 'button', class: 'small primary', onclick: () => this.join(g.game_id), text: `Join as ${freeSeat(g) ?? 'player'}` }));
+      }
       if (status !== 'finished') buttons.push(h('a', { class: 'button small', href: `#watch=${id}`, text: 'Watch' }));
       buttons.push(h('a', { class: 'button small quiet', href: `#replay=${id}`, text: 'Replay' }));
       const where = status === 'open' ? 'waiting for a player' : `turn ${g.turn}, ${String(g.phase ?? '').replace(/_/g, ' ')}`;

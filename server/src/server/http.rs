@@ -137,7 +137,9 @@ pub async fn create(
     let code = (visibility == Visibility::Private).then(tokens::new_invite_code);
     let access = Access {
         invite_hash: code.as_ref().map(|(_, hash)| hash.clone()),
-        guests: body.guests.unwrap_or(true),
+        // A signed-in player's public seek is for signed-in players unless they let guests in;
+        // a guest's own seek is open to guests (anonymous play by seek keeps working).
+        guests: body.guests.unwrap_or(account.is_none()),
     };
     let created = app
         .games

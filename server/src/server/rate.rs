@@ -123,7 +123,11 @@ mod tests {
         }
         let refused = joins.check(Act::Join, &a).unwrap_err();
         assert_eq!(refused.code, codes::RATE_LIMITED);
-        assert!(refused.message.contains("seats taken"), "{}", refused.message);
+        assert!(
+            refused.message.contains("seats taken"),
+            "{}",
+            refused.message
+        );
         joins.check(Act::Join, &b).unwrap();
         rates.check(Act::Join, &a).unwrap();
         // Log-in attempts have their own rate: 10 a minute by default.
