@@ -112,6 +112,11 @@ export async function chatChecks(browser, base) {
     const text = await res.text();
     assert(res.ok && /text\/markdown/.test(res.headers.get('content-type')), `${res.status} ${res.headers.get('content-type')}`);
     assert(text.startsWith('# Siege at Peking: Chat test') && text.includes('## Still being played'), text.slice(0, 300));
+    // Beside it, the log as JSON, as the API gives it.
+    const logHref = await allied.getAttribute('#download-log', 'href');
+    assert(logHref === `/api/games/${id}/log` && await allied.getAttribute('#download-log', 'download') === `siege-${id}.json`, logHref);
+    const log = await (await fetch(`${base}${logHref}`)).json();
+    assert(Array.isArray(log.entries) && log.game_id === id, JSON.stringify(log).slice(0, 200));
   });
 
   await check('chat: the replay of a game still being played says its chat opens when it ends', async () => {
@@ -121,6 +126,21 @@ export async function chatChecks(browser, base) {
     await replay.click('#tab-chat');
     await replay.waitForFunction(() => /opens to all when it ends/.test(document.getElementById('chat-note')?.textContent ?? ''), null, { timeout: 10_000 });
     assert((await shown(replay)).length === 0, 'no message of an ongoing game in its replay');
+    await replay.context().close();
+  });
+
+  await check('chat: once the game is over, its replay shows its chat to anyone', async () => {
+    await allied.click('#resign');
+    await allied.click('#confirm-yes');
+    await allied.waitForSelector('#result:not([hidden])', { timeout: 10_000 });
+    const replay = await newPage(browser, 'chat-replay-over', { width: 1366, height: 800 });
+    await replay.goto(`${base}/#replay=${id}`);
+    await replay.waitForSelector('#map .hex');
+    await replay.click('#tab-chat');
+    await waitShown(replay, 'still here');
+    const texts = await shown(replay);
+    assert(texts.length >= 3, `the finished game's chat in its replay: ${texts}`);
+    await shot(replay, '44-replay-chat.png');
     await replay.context().close();
   });
 

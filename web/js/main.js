@@ -152,6 +152,11 @@ async function openTable(mode, gameId) {
   download.href = `/api/games/${encodeURIComponent(gameId)}/transcript`;
   download.download = `siege-${gameId}.md`;
   download.hidden = false;
+  // The log as the API gives it (JSON), as before the transcript existed.
+  const log = byId('download-log');
+  log.href = `/api/games/${encodeURIComponent(gameId)}/log`;
+  log.download = `siege-${gameId}.json`;
+  log.hidden = false;
   if (mode === 'play' && seat?.token) seatKeeper(gameId, seat);
   // While the game waits for its second player, ask now and then whether they came: the
   // invitation leaves the top bar as soon as they have (or the game is over).
