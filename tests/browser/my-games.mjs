@@ -27,6 +27,7 @@ export async function myGamesChecks(browser, base) {
     await host.click('#sign-up');
     await host.waitForSelector('#account-name');
     await host.fill('#game-name', 'Siege over days');
+    await host.selectOption('#time-control', 'correspondence:86400');
     await host.click('#create-game');
     await host.waitForSelector('#invite-link');
     invite = await host.inputValue('#invite-link');
@@ -45,6 +46,8 @@ export async function myGamesChecks(browser, base) {
     const text = await row.textContent();
     assert(/your move · \d+ min/.test(text), `how long it waited: ${text}`);
     assert(text.includes('You: Allied'), `the side held: ${text}`);
+    // A correspondence game: whose clock runs and how long it has left.
+    assert(/Allied clock: (2[0-4]|1\d) h left/.test(text), `the clock in the row: ${text}`);
     await shot(host, 'mine-01-your-move.png');
     await guest.goto(`${base}/`);
     await guest.waitForSelector(`#games-mine [data-game="${gameId}"]`);

@@ -251,7 +251,7 @@ export class Lobby {
       : !finished && g.status !== 'open' ? h('span', { class: 'muted', text: 'their move' }) : null;
     return h('li', { class: `game-row${g.your_move ? ' is-your-move' : ''}`, 'data-game': g.game_id, 'data-your-move': g.your_move ? 'true' : 'false' },
       h('div', { class: 'game-name' }, move, move ? ' ' : null, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${state}` })),
-      h('div', { class: 'game-meta muted', text: `You: ${SIDE_NAME[g.you] ?? '?'} · ${seatsText(g)}${g.kept ? ' · kept in this browser' : ''}` }),
+      h('div', { class: 'game-meta muted', text: `You: ${SIDE_NAME[g.you] ?? '?'} · ${finished ? '' : clockLeft(g.clock)}${seatsText(g)}${g.kept ? ' · kept in this browser' : ''}` }),
       h('div', { class: 'button-row' }, buttons));
   }
 
@@ -292,7 +292,7 @@ export class Lobby {
       const result = g.result ? ` — ${g.result.text ?? (g.result.winner ? `${SIDE_NAME[g.result.winner]} won` : '')}` : '';
       ul.append(h('li', { class: 'game-row', 'data-game': g.game_id },
         h('div', { class: 'game-name' }, h('b', { text: g.name || g.game_id.slice(0, 8) }), h('span', { class: 'muted', text: ` · ${where}${result}` })),
-        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${g.visibility === 'private' ? 'private · ' : ''}${clockWords(g.clock)}${when(g.created_at)}` }),
+        h('div', { class: 'game-meta muted', text: `${seatsText(g)} · ${g.visibility === 'private' ? 'private · ' : ''}${clockWords(g.clock)}${status === 'active' ? clockLeft(g.clock) : ''}${when(g.created_at)}` }),
         h('div', { class: 'button-row' }, buttons)));
     }
     el.append(ul);
@@ -338,6 +338,17 @@ export async function showInvitation(gameId, lobby, code) {
 }
 
 /** A listed game's time control in a few words (and a separator), or nothing. */
+/** A timed game's clock now, in words for a row: whose clock runs and how long it has left,
+ *  or who ran out of time (then the other side may claim the win at the table). */
+export function clockLeft(clock) {
+  if (!clock) return '';
+  if (clock.out_of_time) return `${SIDE_NAME[clock.out_of_time]} out of time · `;
+  if (!clock.running) return '';
+  const left = clock[`${clock.running}_ms`];
+  if (!Number.isFinite(left)) return '';
+  return `${SIDE_NAME[clock.running]} clock: ${waited(new Date(Date.now() - left).toISOString())} left · `;
+}
+
 function clockWords(clock) {
   const c = clock?.control;
   if (c?.kind === 'live') return `clock ${Math.round(c.bank_seconds / 60)} min + ${Math.round((c.increment_seconds ?? 0) / 60)} a turn · `;
