@@ -280,6 +280,10 @@ pub struct GameInfo<V = Value, A = Value> {
     /// that was later; absent once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_since: Option<String>,
+    /// In a game under way without a clock: from when (RFC 3339) the side not to act may claim
+    /// the game as abandoned (`claim_timeout`, the server's `--abandon-days`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_at: Option<String>,
     /// A finished game's rematch, once a player asked for one (no invite code here: the
     /// seats get the link from `POST /api/games/{id}/rematch` or the `rematch` frame).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -238,6 +238,11 @@ struct LimitArgs {
     /// Days after which a game nobody joined (and nobody touched) is deleted; 0: never.
     #[arg(long, env = "SIEGE_EXPIRE_UNJOINED_DAYS", default_value_t = 14)]
     expire_unjoined_days: u64,
+    /// Days a decision may wait in a game without a clock before the other player may claim
+    /// the game as abandoned (claim_timeout); 0: never.
+    #[arg(long, env = "SIEGE_ABANDON_DAYS", default_value_t = siege::server::limits::ABANDON_DAYS,
+          value_parser = clap::value_parser!(u64).range(0..=36_500))]
+    abandon_days: u64,
     /// Proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
     /// from anyone else the header is ignored.
     #[arg(long, env = "SIEGE_TRUSTED_PROXY", value_delimiter = ',', value_parser = parse_net)]
@@ -291,6 +296,8 @@ impl LimitArgs {
             max_open_games: self.max_open_games,
             expire_unjoined: (self.expire_unjoined_days > 0)
                 .then(|| Duration::from_secs(self.expire_unjoined_days * 24 * 3600)),
+            abandon_after: (self.abandon_days > 0)
+                .then(|| Duration::from_secs(self.abandon_days.saturating_mul(24 * 3600))),
             trusted_proxies: self.trusted_proxy.clone(),
             max_connections: self.max_connections,
             max_connections_per_address: self.max_connections_per_address,

@@ -129,6 +129,27 @@ export async function chatChecks(browser, base) {
     await replay.context().close();
   });
 
+  await check('an untimed game left waiting: the waiting player is offered to claim it, and the server has the last word', async () => {
+    assert(await chinese.locator('#claim-abandoned').count() === 0, 'nothing to claim in a game that just began');
+    // Told (by a rewritten answer) that the Allied decision may be claimed now: the page offers
+    // the claim; the server, for which 30 days have not passed, refuses it in words.
+    await chinese.route(`${base}/api/games/${id}`, async (route) => {
+      const res = await route.fetch();
+      const g = await res.json();
+      g.abandon_at = new Date(Date.now() - 1000).toISOString();
+      await route.fulfill({ response: res, json: g });
+    });
+    await chinese.reload();
+    await chinese.waitForSelector('#claim-abandoned', { timeout: 10_000 });
+    await shot(chinese, '45-claim-abandoned.png');
+    await chinese.click('#claim-abandoned');
+    await chinese.waitForSelector('#confirm:not([hidden])');
+    await chinese.click('#confirm-yes');
+    await chinese.waitForSelector('.toast >> text=abandoned', { timeout: 10_000 });
+    await chinese.unroute(`${base}/api/games/${id}`);
+    assert(await allied.evaluate(() => document.body.dataset.toAct) === 'allied', 'the game goes on');
+  });
+
   await check('chat: once the game is over, its replay shows its chat to anyone', async () => {
     await allied.click('#resign');
     await allied.click('#confirm-yes');

@@ -358,3 +358,80 @@ async fn a_timed_game_nobody_joined_expires_with_its_clock() {
     assert_eq!(server.http.get(&format!("/api/games/{id}")).await.0, 404);
     server.stop().await;
 }
+
+/// A game without a clock can be abandoned too (`--abandon-days`, here 2 s): until the side to
+/// act has let the decision wait that long, a claim is refused with `no_clock` saying how long
+/// is left; after it, the waiting side's claim ends the game as a win on time. The side to act
+/// can never claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untimed_game_left_waiting_is_claimed_as_abandoned() {
+    let server = TestServer::start_with(|c| {
+        fast(c);
+        c.limits.abandon_after = Some(Duration::from_secs(2));
+    })
+    .await;
+    let http = server.http.clone();
+    let Seated {
+        id,
+        mut allied,
+        mut chinese,
+        ..
+    } = seated(&http, Value::Null).await;
+    // The game says from when it may be claimed: after its decision began to wait (both
+    // times in the same RFC 3339 form, so they sort as text).
+    let g = game(&http, &id).await;
+    let (since, at) = (g["waiting_since"].as_str(), g["abandon_at"].as_str());
+    assert!(since.is_some() && at > since, "{g}");
+    chinese
+        .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
+        .await;
+    let refused = chinese.expect_error("no_clock").await;
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains("Allied") && message.contains("abandoned"),
+        "{refused}"
+    );
+    allied
+        .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
+        .await;
+    allied.expect_error("no_clock").await;
+    tokio::time::sleep(Duration::from_millis(2300)).await;
+    allied
+        .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
+        .await;
+    allied.expect_error("no_clock").await;
+    chinese
+        .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
+        .await;
+    let (_, over) = next_state(&mut allied).await;
+    assert_eq!(over["view"]["phase"], "game_over", "{}", over["view"]);
+    let g = game(&http, &id).await;
+    assert_eq!(g["status"], "finished");
+    assert!(
+        g.get("abandon_at").is_none(),
+        "nothing to claim once over: {g}"
+    );
+    assert_eq!(g["view"]["result"]["winner"], "chinese", "{}", g["view"]);
+    assert_eq!(g["view"]["result"]["reason"], "timeout");
+    server.stop().await;
+
+    // With abandoning off (0 days), an untimed game cannot be claimed at all.
+    let server = TestServer::start_with(|c| {
+        fast(c);
+        c.limits.abandon_after = None;
+    })
+    .await;
+    let Seated { mut chinese, .. } = seated(&server.http, Value::Null).await;
+    chinese
+        .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
+        .await;
+    let refused = chinese.expect_error("no_clock").await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("nobody can win on time"),
+        "{refused}"
+    );
+    server.stop().await;
+}

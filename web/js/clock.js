@@ -2,8 +2,10 @@
 // bank or a correspondence window) as the server's `clock` frames give it, counted down here
 // between frames for the side whose clock runs; a Resign button (asked once more: it ends the
 // game at once) and, once the opponent's clock has run out while it is their decision, a button
-// to claim the win on time. Both are the always-allowed actions of docs/protocol.md, sent as
-// they are (never listed in `legal_actions`).
+// to claim the win on time — or, in a game without a clock, to claim the game once the opponent
+// has left the decision waiting longer than the server allows (`--abandon-days`). Both are the
+// always-allowed actions of docs/protocol.md, sent as they are (never listed in
+// `legal_actions`).
 
 import { h, clear } from './dom.js';
 import { SIDE_NAME } from './panels.js';
@@ -32,6 +34,9 @@ export class GameClock {
     this.you = null;
     this.toAct = null;
     this.over = false;
+    // An untimed game: from when (this browser's ms) the opponent's waiting decision may be
+    // claimed as abandoned (`abandon_at` of `GET /api/games/{id}`), or null.
+    this.abandon = null;
     this.confirm = new ConfirmBox(document.getElementById('confirm'));
     this.timer = setInterval(() => this.tick(), 1000);
     this.render();
@@ -53,6 +58,18 @@ export class GameClock {
     this.clock = clock;
     this.at = Date.now();
     this.render();
+  }
+
+  /** `abandon_at` of `GET /api/games/{id}` (RFC 3339), or nothing. */
+  abandonAt(iso) {
+    const at = Date.parse(iso ?? '');
+    this.abandon = Number.isFinite(at) ? at : null;
+    this.render();
+  }
+
+  /** Whether the opponent's decision has waited long enough to claim the game as abandoned. */
+  abandoned(other) {
+    return !this.clock && this.abandon !== null && this.toAct === other && Date.now() >= this.abandon;
   }
 
   /** Milliseconds `side` has left now. */
@@ -95,6 +112,14 @@ export class GameClock {
         onclick: () => this.act({ type: 'claim_timeout' }), text: 'Claim the win on time',
       }));
     }
+    if (this.abandoned(other)) {
+      el.append(h('button', {
+        type: 'button', id: 'claim-abandoned', class: 'small primary', title: `The ${SIDE_NAME[other]} player has left the decision waiting too long: claim the game`,
+        onclick: () => this.confirm.ask('Claim the game', { text: `The ${SIDE_NAME[other]} player has not decided for a long time. Claiming ends the game at once as your win on time. Or keep waiting.`, rule: null },
+          () => this.act({ type: 'claim_timeout' }), 'Claim the game'),
+        text: 'Claim the game (abandoned)',
+      }));
+    }
     el.append(h('button', {
       type: 'button', id: 'resign', class: 'small quiet', title: 'Give up this game: the other side wins',
       onclick: () => this.confirm.ask('Resign', { text: `The ${SIDE_NAME[other]} side wins at once, and the game is over for both of you. This cannot be undone.`, rule: null },
@@ -107,6 +132,11 @@ export class GameClock {
   /** Count the running side down between frames (the server decides when time is out). */
   tick() {
     const c = this.clock;
+    // An untimed game's abandonment comes due here, without waiting for a frame.
+    if (!c && this.seated() && !this.over) {
+      const other = this.you === 'allied' ? 'chinese' : 'allied';
+      if (this.abandoned(other) !== Boolean(this.el.querySelector('#claim-abandoned'))) this.render();
+    }
     if (!c?.running) return;
     const span = this.el.querySelector(`.clock[data-side='${c.running}'] .clock-time`);
     if (span) span.textContent = clockText(this.left(c.running));

@@ -68,7 +68,13 @@ export class LiveGame {
     document.body.dataset.you = f.you;
     document.body.dataset.toAct = f.view.to_act ?? '';
     this.chat.setYou(f.you);
+    const decider = this.clock.toAct;
     this.clock.state(f);
+    // Whether the opponent's decision can be claimed as abandoned: asked whenever the decision
+    // changes hands (an untimed game only; the server checks again when the claim comes).
+    if (this.seat && !f.view.result && decider !== this.clock.toAct) {
+      api.game(this.gameId).then((g) => this.clock.abandonAt(g.abandon_at), () => {});
+    }
     if (this.seat?.account && f.you !== 'spectator') this.seat.side = f.you;
     if (this.seat?.token && f.you !== 'spectator' && (this.seat.unsaved || this.seat.side !== f.you)) {
       this.seat.side = f.you;

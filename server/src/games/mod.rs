@@ -73,6 +73,9 @@ pub struct GamesConfig {
     /// Where a game task says that the decision passed to the other side (your-turn
     /// notifications; off by default).
     pub notifier: crate::notify::Notifier,
+    /// In a game without a clock, how long a decision may wait before the other side may claim
+    /// the game as abandoned; `None`: never.
+    pub abandon_after: Option<Duration>,
 }
 
 impl Default for GamesConfig {
@@ -84,6 +87,7 @@ impl Default for GamesConfig {
             snapshot_every: SNAPSHOT_EVERY,
             bots: bots::BotConfig::default(),
             notifier: crate::notify::Notifier::off(),
+            abandon_after: None,
         }
     }
 }
@@ -674,6 +678,7 @@ impl Games {
                 bots,
                 clock,
                 notifier: inner.config.notifier.clone(),
+                abandon_after: inner.config.abandon_after,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

@@ -52,6 +52,9 @@ pub(crate) struct Links {
     pub clock: Option<Clock>,
     /// Told when an action hands the decision to the other side.
     pub notifier: Notifier,
+    /// In a game without a clock, how long the side to act may let the decision wait before
+    /// the other side may claim the game as abandoned; `None`: never.
+    pub abandon_after: Option<Duration>,
 }
 
 /// The computer seats of a game and the channel to their driver.
@@ -107,6 +110,8 @@ pub(crate) struct GameTask {
     /// Players' connections open on each seat (Allied, Chinese): a player at the table is not
     /// sent a your-turn message.
     present: [Arc<AtomicUsize>; 2],
+    /// See [`Links::abandon_after`].
+    abandon_after: Option<Duration>,
 }
 
 /// The index of `side` in per-side arrays.
@@ -135,6 +140,7 @@ impl GameTask {
             bots,
             clock,
             notifier,
+            abandon_after,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -160,6 +166,7 @@ impl GameTask {
             notices,
             notifier,
             present: [Arc::default(), Arc::default()],
+            abandon_after,
         })
     }
 
@@ -232,6 +239,37 @@ impl GameTask {
                 .into())
             }
         }
+    }
+
+    /// A game without a clock can still be abandoned (issue 14): once the side to act has let
+    /// the decision wait `abandon_after` (`--abandon-days`), the other side may claim the win
+    /// with the same `claim_timeout`. How long it has waited is the store's (the listing's
+    /// `waiting_since`), so it holds across restarts.
+    async fn check_abandoned(&self, side: Side) -> Result<(), GameError> {
+        let other = side.other();
+        let refuse = |why: String| -> Result<(), GameError> {
+            Err(RuleError::illegal(codes::NO_CLOCK, "", why).into())
+        };
+        let Some(after) = self.abandon_after else {
+            return refuse("this game has no clock: nobody can win on time".into());
+        };
+        let days = after.as_secs_f64() / 86_400.0;
+        let waited = match self.store.waiting(self.id).await? {
+            Some((waiting, since)) if waiting == other => now_ms().saturating_sub(since),
+            _ => {
+                return refuse(format!(
+                    "this game has no clock, and the decision is not the {other} player's: there is nothing to claim"
+                ));
+            }
+        };
+        let after_ms = i64::try_from(after.as_millis()).unwrap_or(i64::MAX);
+        if waited >= after_ms {
+            return Ok(());
+        }
+        let left_h = (after_ms - waited).div_euclid(3_600_000);
+        refuse(format!(
+            "this game has no clock: the {other} player's decision may be claimed as abandoned once it has waited {days:.0} days ({left_h} h to go)"
+        ))
     }
 
     /// Serve commands until shutdown, until every handle is dropped, or until the game has
@@ -369,7 +407,11 @@ impl GameTask {
         // Only the state and what may be taken back are kept to roll back a failed commit:
         // the game's cached legal list need not be copied for a case that almost never happens.
         if matches!(action, Action::ClaimTimeout) {
-            self.check_claim(side)?;
+            if self.clock.is_some() {
+                self.check_claim(side)?;
+            } else {
+                self.check_abandoned(side).await?;
+            }
         }
         let before = self.game.mark();
         let started = Instant::now();
@@ -639,6 +681,7 @@ mod tests {
                 },
                 clock: None,
                 notifier: Notifier::off(),
+                abandon_after: None,
             },
         )
         .unwrap();

@@ -629,6 +629,18 @@ pub async fn game(
             )
         };
     let view = RawValue::from_string(view).map_err(AppError::internal)?;
+    let waiting = match to_act {
+        Some(_) => app.games.store().waiting(id).await?,
+        None => None,
+    };
+    // An untimed game under way may be claimed as abandoned once its decision has waited
+    // --abandon-days (games/task.rs checks it again when the claim arrives).
+    let abandon_at = match (&clock, waiting, app.limits.abandon_after) {
+        (None, Some((_, since)), Some(after)) if status == GameStatus::Active => Some(rfc3339(
+            since.saturating_add(i64::try_from(after.as_millis()).unwrap_or(i64::MAX)),
+        )),
+        _ => None,
+    };
     Ok(Json(GameInfo {
         game_id: id.to_string(),
         name: row.name,
@@ -642,15 +654,8 @@ pub async fn game(
         players: app.games.store().players(id).await?,
         clock,
         to_act,
-        waiting_since: match to_act {
-            Some(_) => app
-                .games
-                .store()
-                .waiting(id)
-                .await?
-                .map(|(_, at)| rfc3339(at)),
-            None => None,
-        },
+        waiting_since: waiting.map(|(_, at)| rfc3339(at)),
+        abandon_at,
         rematch: app
             .games
             .store()

@@ -56,6 +56,8 @@ pub const CLOSE_WITHIN: Duration = Duration::from_secs(2);
 pub const FD_RESERVE: u64 = 96;
 /// Past states (`state?at=N`, finished games' views) kept ready to send.
 pub const PAST_STATES: usize = 64;
+/// Days a decision may wait in a game without a clock before the other side may claim it.
+pub const ABANDON_DAYS: u64 = 30;
 
 /// The server-wide limits: creation and joining rates, open games per creator, expiry of
 /// games nobody joined, connection caps and timeouts, and the pool for expensive requests.
@@ -76,6 +78,9 @@ pub struct Limits {
     pub max_open_games: u32,
     /// A game nobody joined, untouched for this long, is deleted; `None`: never.
     pub expire_unjoined: Option<Duration>,
+    /// In a game without a clock, a decision left waiting this long may be claimed against
+    /// (the game abandoned); `None`: never.
+    pub abandon_after: Option<Duration>,
     /// Proxies whose `X-Forwarded-For` names the client; every other peer is the client.
     pub trusted_proxies: Vec<IpNet>,
     /// Open connections, all clients together (further capped by the file limit).
@@ -109,6 +114,7 @@ impl Default for Limits {
             session_idle: Duration::from_secs(30 * 24 * 3600),
             max_open_games: 20,
             expire_unjoined: Some(Duration::from_secs(14 * 24 * 3600)),
+            abandon_after: Some(Duration::from_secs(ABANDON_DAYS * 24 * 3600)),
             trusted_proxies: Vec::new(),
             max_connections: 20_000,
             max_connections_per_address: 256,

@@ -374,6 +374,7 @@ impl Server {
                 snapshot_every: config.snapshot_every,
                 bots: config.bots.clone(),
                 notifier,
+                abandon_after: config.limits.abandon_after,
             },
         );
         // Games nobody joined are expired before anyone can touch (and so load) them.
