@@ -507,6 +507,13 @@ impl Connection {
             );
             return self.refuse(e);
         };
+        // The same choice again is answered without a write: a client repeating it costs the
+        // store nothing. (A mute does not count as an accepted action for the refusal count.)
+        if muted == self.chat.muted {
+            self.out
+                .reply(chat_frame(&ServerFrame::ChatMuted { muted }));
+            return Ok(());
+        }
         let stored = self
             .handle_store()
             .set_chat_muted(self.handle.id, side, muted)
@@ -514,7 +521,6 @@ impl Connection {
         match stored {
             Ok(()) => {
                 self.chat.muted = muted;
-                self.refused_in_a_row = 0;
                 self.out
                     .reply(chat_frame(&ServerFrame::ChatMuted { muted }));
                 Ok(())
