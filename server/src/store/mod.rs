@@ -176,8 +176,9 @@ impl Store {
     /// nothing, when the creator already has `max_open` games that are open or under way with a
     /// computer seated (a game against the computer is active at once and never expires, and a
     /// game between two computers plays itself on the bot workers: without counting them, the
-    /// cap could be walked round). The count and the insert are one statement, so two requests
-    /// at once cannot both slip under the cap.
+    /// cap could be walked round). Each count reads a partial index on `creator` (migrations
+    /// 0004 and 0013). The count and the insert are one statement, so two requests at once
+    /// cannot both slip under the cap.
     pub async fn create_game(&self, game: &NewGame) -> Result<bool, StoreError> {
         let now = now_ms();
         let id = game.id.to_string();
@@ -186,9 +187,10 @@ impl Store {
             "INSERT INTO games (id, name, status, seed, seed_commitment, result, created_at, updated_at, position, hash_version, creator, invite_hash, guests, first_to_act) \
              SELECT ?1, ?2, ?12, ?3, ?4, NULL, ?5, ?5, ?6, ?7, ?8, ?10, ?11, ?13 \
              WHERE ?9 IS NULL OR ?8 IS NULL \
-                OR (SELECT count(*) FROM games c WHERE c.creator = ?8 AND (c.status = 'open' \
-                      OR (c.status = 'active' AND EXISTS (SELECT 1 FROM seats s \
-                            WHERE s.game_id = c.id AND s.bot IS NOT NULL)))) < ?9",
+                OR (SELECT count(*) FROM games WHERE creator = ?8 AND status = 'open') \
+                 + (SELECT count(*) FROM games c WHERE c.creator = ?8 AND c.status = 'active' \
+                      AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = c.id AND s.bot IS NOT NULL)) \
+                 < ?9",
         )
         .bind(&id)
         .bind(&game.name)

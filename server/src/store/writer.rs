@@ -444,7 +444,9 @@ async fn write(conn: &mut SqliteConnection, entries: &[&Entry]) -> Result<(), St
         }
         if let Some(result) = &e.finished {
             sqlx::query(
-                "UPDATE games SET status = 'finished', result = ?, updated_at = ? WHERE id = ?",
+                // The creator's address was kept only to cap games under way (a game with a
+                // computer seated keeps it until now): it goes with the game's end.
+                "UPDATE games SET status = 'finished', result = ?, updated_at = ?, creator = NULL WHERE id = ?",
             )
             .bind(result)
             .bind(e.at)
