@@ -116,6 +116,23 @@ async fn signed_up(server: &TestServer, name: &str) -> Http {
     http
 }
 
+/// A private game named `name` created by `host` (Allies) and joined by `guest` with its code.
+async fn private_game(host: &Http, guest: &Http, name: &str) -> String {
+    let (s, created) = host
+        .post_json("/api/games", json!({"side": "allied", "name": name}))
+        .await;
+    assert_eq!(s, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    let (s, b) = guest
+        .post_json(
+            &format!("/api/games/{id}/join"),
+            json!({"code": created["invite_code"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    id
+}
+
 /// What each side has been sent so far: the seqs of the e-mails and of the webhooks.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Received {
@@ -289,21 +306,7 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
     }
 
     // A private game between the two accounts.
-    let (s, created) = reid
-        .post_json(
-            "/api/games",
-            json!({"side": "allied", "name": "Notified siege"}),
-        )
-        .await;
-    assert_eq!(s, 201, "{created}");
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let (s, b) = conger
-        .post_json(
-            &format!("/api/games/{id}/join"),
-            json!({"code": created["invite_code"]}),
-        )
-        .await;
-    assert_eq!(s, 200, "{b}");
+    let id = private_game(&reid, &conger, "Notified siege").await;
     let url = server.http.ws_url(&id);
     let mut table = Table::sit(&url, &reid, &conger).await;
 
@@ -512,18 +515,7 @@ async fn webhooks_to_internal_addresses_are_refused_unless_the_operator_allows_t
             .await;
         assert_eq!(s, 200, "{b}");
     }
-    let (s, created) = reid
-        .post_json("/api/games", json!({"side": "allied", "name": "Guarded"}))
-        .await;
-    assert_eq!(s, 201, "{created}");
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let (s, b) = conger
-        .post_json(
-            &format!("/api/games/{id}/join"),
-            json!({"code": created["invite_code"]}),
-        )
-        .await;
-    assert_eq!(s, 200, "{b}");
+    let id = private_game(&reid, &conger, "Guarded").await;
 
     // No longer allowed: hand-overs to both sides, and nothing reaches the receiver.
     let deny = |c: &mut siege::server::Config| {
@@ -685,18 +677,7 @@ async fn a_failed_delivery_is_retried_later_until_it_succeeds_but_not_after_the_
             .await;
         assert_eq!(s, 200, "{b}");
     }
-    let (s, created) = reid
-        .post_json("/api/games", json!({"side": "allied", "name": "Retried"}))
-        .await;
-    assert_eq!(s, 201, "{created}");
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let (s, b) = conger
-        .post_json(
-            &format!("/api/games/{id}/join"),
-            json!({"code": created["invite_code"]}),
-        )
-        .await;
-    assert_eq!(s, 200, "{b}");
+    let id = private_game(&reid, &conger, "Retried").await;
     let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1902);
 
@@ -776,21 +757,7 @@ async fn a_player_at_the_table_is_not_sent_a_message_and_one_away_is() {
             .await;
         assert_eq!(s, 200, "{b}");
     }
-    let (s, created) = reid
-        .post_json(
-            "/api/games",
-            json!({"side": "allied", "name": "At the table"}),
-        )
-        .await;
-    assert_eq!(s, 201, "{created}");
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let (s, b) = conger
-        .post_json(
-            &format!("/api/games/{id}/join"),
-            json!({"code": created["invite_code"]}),
-        )
-        .await;
-    assert_eq!(s, 200, "{b}");
+    let id = private_game(&reid, &conger, "At the table").await;
     let mut table = Table::sit(&server.http.ws_url(&id), &reid, &conger).await;
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1902);
 
