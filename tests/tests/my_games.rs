@@ -487,9 +487,9 @@ async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
     server.stop().await;
 }
 
-/// A rematch nobody joined expires like any game nobody joined (issue 15); the finished game
-/// then forgets it, and a player may ask for a rematch again instead of being pointed at a game
-/// that no longer exists.
+/// A rematch nobody joined expires like any game nobody joined (`--expire-unjoined-days`); the
+/// finished game then forgets it, and a player may ask for a rematch again instead of being
+/// pointed at a game that no longer exists.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_rematch_is_forgotten_and_may_be_asked_for_again() {
     let server = TestServer::start().await;

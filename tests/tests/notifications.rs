@@ -284,7 +284,8 @@ async fn one_email_and_one_webhook_per_waiting_period_and_none_again_after_a_res
         let message = b["error"]["message"].as_str().unwrap();
         assert!(message.contains(why), "{body}: {message}");
     }
-    // A misspelt field is refused by name, not read as "turn e-mail off" (issue 15).
+    // A misspelt field is refused by name, not read as "turn e-mail off", as every request
+    // body refuses unknown fields.
     let (s, b) = reid
         .post_json(
             "/api/account/notifications",

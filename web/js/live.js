@@ -71,8 +71,9 @@ export class LiveGame {
     const decider = this.clock.toAct;
     this.clock.state(f);
     // Whether the opponent's decision can be claimed as abandoned: asked whenever the decision
-    // changes hands (an untimed game only; the server checks again when the claim comes).
-    if (this.seat && !f.view.result && decider !== this.clock.toAct) {
+    // changes hands in a game with no clock (none has come; a timed game's follows its first
+    // state at once). The server checks again when the claim comes.
+    if (this.seat && !f.view.result && !this.clock.clock && decider !== this.clock.toAct) {
       api.game(this.gameId).then((g) => this.clock.abandonAt(g.abandon_at), () => {});
     }
     if (this.seat?.account && f.you !== 'spectator') this.seat.side = f.you;

@@ -337,7 +337,6 @@ export async function showInvitation(gameId, lobby, code) {
       h('a', { class: 'button', href: `#watch=${encodeURIComponent(gameId)}`, text: 'Watch' })));
 }
 
-/** A listed game's time control in a few words (and a separator), or nothing. */
 /** A timed game's clock now, in words for a row: whose clock runs and how long it has left,
  *  or who ran out of time (then the other side may claim the win at the table). */
 export function clockLeft(clock) {
@@ -346,9 +345,10 @@ export function clockLeft(clock) {
   if (!clock.running) return '';
   const left = clock[`${clock.running}_ms`];
   if (!Number.isFinite(left)) return '';
-  return `${SIDE_NAME[clock.running]} clock: ${waited(new Date(Date.now() - left).toISOString())} left · `;
+  return `${SIDE_NAME[clock.running]} clock: ${spanWords(left)} left · `;
 }
 
+/** A listed game's time control in a few words (and a separator), or nothing. */
 function clockWords(clock) {
   const c = clock?.control;
   if (c?.kind === 'live') return `clock ${Math.round(c.bank_seconds / 60)} min + ${Math.round((c.increment_seconds ?? 0) / 60)} a turn · `;
@@ -393,9 +393,13 @@ export function playersText(g) {
 
 /** How long since `iso`, shortly: `12 min`, `3 h`, `2 d`. */
 export function waited(iso, now = Date.now()) {
-  const ms = Math.max(0, now - Date.parse(iso));
+  return spanWords(now - Date.parse(iso));
+}
+
+/** A span of `ms` milliseconds, shortly: `12 min`, `3 h`, `2 d` (empty when not a number). */
+function spanWords(ms) {
   if (!Number.isFinite(ms)) return '';
-  const min = Math.floor(ms / 60000);
+  const min = Math.floor(Math.max(0, ms) / 60000);
   if (min < 60) return `${Math.max(1, min)} min`;
   const hours = Math.floor(min / 60);
   if (hours < 48) return `${hours} h`;

@@ -216,7 +216,7 @@ function topbarButtons(mode, gameId, seat, game) {
   bar.replaceChildren();
   // Who plays each side: an account by its name, a computer with its level (docs/bots.md).
   const players = playersText(game);
-  if (players) bar.append(h('span', { id: 'players', class: 'bot-seat', title: 'Who plays each side', text: players }));
+  if (players) bar.append(h('span', { id: 'players', class: 'players', title: 'Who plays each side', text: players }));
   // An account's seat opened without a token here has neither an invite code nor a seat link
   // to hand out: those stay in the browser that kept them.
   if (seat?.token && mode === 'play' && game?.status === 'open') {

@@ -241,7 +241,7 @@ impl GameTask {
         }
     }
 
-    /// A game without a clock can still be abandoned (issue 14): once the side to act has let
+    /// A game without a clock can still be abandoned: once the side to act has let
     /// the decision wait `abandon_after` (`--abandon-days`), the other side may claim the win
     /// with the same `claim_timeout`. How long it has waited is the store's (the listing's
     /// `waiting_since`), so it holds across restarts.
