@@ -375,6 +375,8 @@ async function decide(state) {
     } else if (has('fire')) a = l.find((x) => x.type === 'fire' && x.direction === state.dir) ?? has('fire');
     else if (has('resolve') && state.attacking) a = has('resolve');
     else if (has('add_attacker')) a = has('add_attacker');
+    // A unit in the ZOC of two enemy hexes joins only an attack on both (8.1.2): add the other.
+    else if (has('add_defender') && state.attacking) a = has('add_defender');
     else if (has('attack') && (state.combats ?? 0) < 1 && !state.triedAttack) { a = has('attack'); state.attacking = true; state.triedAttack = true; }
     else if (has('cancel_attack')) a = has('cancel_attack');
     else if (has('move') && state.moving) a = bestMove(l, await positions(page));
@@ -390,7 +392,12 @@ async function decide(state) {
     } else if (has('advance')) a = has('pass') ?? has('advance');
     else if (has('lose_step')) a = has('lose_step');
     else if (has('retreat')) a = has('retreat');
-    if (!a) a = has('end_phase') ?? has('pass') ?? l[0];
+    // A forced attack (8.1.2) is declared here when nothing else is left; one given up is not
+    // taken again while another target is open, and once declared it is carried to its roll.
+    state.cancelled ??= new Set();
+    if (!a) a = has('end_phase') ?? has('pass') ?? l.find((x) => x.type === 'attack' && !state.cancelled.has(x.hex)) ?? l[0];
+    if (a.type === 'attack') state.attacking = true;
+    if (a.type === 'cancel_attack') { state.attacking = false; state.cancelled.add(state.target); }
     if (a.type === 'move') state.moving = false;
   } else if (state.alliedSelected && has('move') && !state.alliedMoved) {
     if (!state.refusalShown) await soft(async () => {
