@@ -108,7 +108,7 @@ pub struct View {
     pub selection: Option<SelectionView>,
     pub declaration: Option<DeclarationView>,
     pub pending: Option<PendingView>,
-    pub last_combat: Option<CombatReport>,
+    pub last_combat: Option<std::sync::Arc<CombatReport>>,
     pub result: Option<GameResult>,
     pub custom_start: bool,
     /// What the side to act would take back with `undo` (`{seq, text}`), or null.

@@ -40,7 +40,7 @@ pub fn resolve(ctx: &mut Ctx<'_>) {
         ctx.st.unit_mut(u).marks.defended = true;
     }
     let text = report::describe(ctx.scn, &rep, &d);
-    ctx.st.last_combat = Some(rep.clone());
+    ctx.st.last_combat = Some(std::sync::Arc::new(rep.clone()));
     ctx.emit(
         EventKind::Combat {
             report: Box::new(rep.clone()),

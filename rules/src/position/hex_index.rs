@@ -4,12 +4,15 @@
 //!
 //! A state keeps the board last built for it ([`BoardMemo`], read through [`HexIndex::of`]):
 //! the legal list of a state, the apply that follows it and every check inside that apply read
-//! one board, built again only once the units, ruins or fortifications it summarises differ
-//! from those it was built from. The memo is checked against exactly what [`HexIndex::new`]
-//! reads, so a remembered board is always the board a fresh build would give (debug builds
-//! build it afresh on every use and assert so).
+//! one board, made again only once the units, ruins or fortifications it summarises differ
+//! from those it was made from. When only a few units moved or turned over, the last board is
+//! brought up to date — the hexes they left and entered counted again, the zones of control
+//! around those hexes worked out again — instead of summarising every counter anew. The memo
+//! is checked against exactly what [`HexIndex::new`] reads, so a remembered or updated board
+//! is always the board a fresh build would give (debug builds build it afresh on every use and
+//! assert so).
 
-use crate::position::state::{Loc, State};
+use crate::position::state::{Loc, State, UnitState};
 use crate::position::zoc;
 use crate::vocabulary::hex::{HEX_COUNT, Hex};
 use crate::vocabulary::scenario::Scenario;
@@ -116,6 +119,19 @@ impl Packed {
     }
 }
 
+/// The zone-of-control flag of the side whose units are in a hex.
+fn zoc_flag(info: Packed) -> u32 {
+    if info.side() == Some(Side::Allied) {
+        ALLIED_ZOC
+    } else {
+        CHINESE_ZOC
+    }
+}
+
+/// Units changing hexes in one step, at most, for which bringing the last board up to date is
+/// cheaper than building a new one (a whole stack moving, a combat's losses and retreats).
+const UPDATE_AT_MOST: usize = 16;
+
 /// The per-hex summary of a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HexIndex {
@@ -132,6 +148,14 @@ pub struct HexIndex {
 struct HexSet([u64; HEX_COUNT.div_ceil(64)]);
 
 impl HexSet {
+    fn of(hexes: impl Iterator<Item = Hex>) -> HexSet {
+        let mut set = HexSet::default();
+        for h in hexes {
+            set.insert(h);
+        }
+        set
+    }
+
     fn insert(&mut self, h: Hex) {
         self.0[h.index() / 64] |= 1 << (h.index() % 64);
     }
@@ -152,72 +176,107 @@ impl HexIndex {
     /// Summarise the position: one pass over the units on the map, then the zones of control
     /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> HexIndex {
-        let mut hexes = vec![0u32; HEX_COUNT];
-        let mut ruins = HexSet::default();
+        let mut board = HexIndex {
+            hexes: vec![0u32; HEX_COUNT],
+            ruins: HexSet::default(),
+            forts: HexSet::of(st.fortifications.iter().map(|f| f.hex)),
+        };
         for h in &st.ruins {
-            ruins.insert(*h);
-        }
-        let mut forts = HexSet::default();
-        for f in &st.fortifications {
-            forts.insert(f.hex);
+            board.ruins.insert(*h);
         }
         let mut occupied: Vec<Hex> = Vec::with_capacity(st.units.len());
         for (i, u) in st.units.iter().enumerate() {
             let Loc::Map(h) = u.loc else { continue };
-            let c = &scn.counters.counters[i];
-            let mut info = Packed(hexes[h.index()]);
-            if info.side().is_none() {
+            if Packed(board.hexes[h.index()]).side().is_none() {
                 occupied.push(h);
             }
-            info.set_side(c.side);
-            if c.kind.counts_for_stacking() {
-                info.add_points(c.strength_when(u.reduced));
-            }
-            let mut flags = 0;
-            match c.kind {
-                UnitKind::Artillery => info.add_gun(),
-                UnitKind::Combat | UnitKind::Volunteer => flags |= MANNED,
-                _ => {}
-            }
-            if !matches!(c.kind, UnitKind::Leader | UnitKind::Artillery) {
-                flags |= BLOCKS_LOS;
-            }
-            if c.kind != UnitKind::Artillery {
-                flags |= NOT_ONLY_GUNS;
-            }
-            match zoc::extent(c.kind) {
-                zoc::Extent::Around => flags |= EXERTS,
-                zoc::Extent::OwnHex => flags |= EXERTS_IN_OWN_HEX,
-                zoc::Extent::None => {}
-            }
-            info.0 |= flags;
-            hexes[h.index()] = info.0;
+            board.add_unit(scn, i, u.reduced, h);
         }
         for &h in &occupied {
-            let info = Packed(hexes[h.index()]);
+            let info = Packed(board.hexes[h.index()]);
             if !info.has(EXERTS | EXERTS_IN_OWN_HEX) {
                 continue;
             }
-            let flag = if info.side() == Some(Side::Allied) {
-                ALLIED_ZOC
-            } else {
-                CHINESE_ZOC
-            };
-            hexes[h.index()] |= flag;
+            let flag = zoc_flag(info);
+            board.hexes[h.index()] |= flag;
             if !info.has(EXERTS) {
                 continue;
             }
-            let from = ground_in(scn, &ruins, h);
+            let from = board.ground(scn, h);
             for n in h.neighbours() {
-                if zoc::reaches(scn, from, ground_in(scn, &ruins, n)) {
-                    hexes[n.index()] |= flag;
+                if zoc::reaches(scn, from, board.ground(scn, n)) {
+                    board.hexes[n.index()] |= flag;
                 }
             }
         }
-        HexIndex {
-            hexes,
-            ruins,
-            forts,
+        board
+    }
+
+    /// Count unit number `i` of the counter mix, showing its reduced side or not, in `h`.
+    fn add_unit(&mut self, scn: &Scenario, i: usize, reduced: bool, h: Hex) {
+        let c = &scn.counters.counters[i];
+        let mut info = Packed(self.hexes[h.index()]);
+        info.set_side(c.side);
+        if c.kind.counts_for_stacking() {
+            info.add_points(c.strength_when(reduced));
+        }
+        let mut flags = 0;
+        match c.kind {
+            UnitKind::Artillery => info.add_gun(),
+            UnitKind::Combat | UnitKind::Volunteer => flags |= MANNED,
+            _ => {}
+        }
+        if !matches!(c.kind, UnitKind::Leader | UnitKind::Artillery) {
+            flags |= BLOCKS_LOS;
+        }
+        if c.kind != UnitKind::Artillery {
+            flags |= NOT_ONLY_GUNS;
+        }
+        match zoc::extent(c.kind) {
+            zoc::Extent::Around => flags |= EXERTS,
+            zoc::Extent::OwnHex => flags |= EXERTS_IN_OWN_HEX,
+            zoc::Extent::None => {}
+        }
+        info.0 |= flags;
+        self.hexes[h.index()] = info.0;
+    }
+
+    /// This board brought up to date after the units in `touched` changed (the hexes some
+    /// unit left, entered or turned over in): their occupants are counted again from `st`,
+    /// and the zones of control of those hexes and their neighbours worked out again — the
+    /// only hexes whose summary such a change can alter. The ruins must be those the board
+    /// was built with.
+    fn update(&mut self, scn: &Scenario, st: &State, touched: &[Hex]) {
+        for h in touched {
+            self.hexes[h.index()] &= ALLIED_ZOC | CHINESE_ZOC;
+        }
+        for (i, u) in st.units.iter().enumerate() {
+            if let Loc::Map(h) = u.loc
+                && touched.contains(&h)
+            {
+                self.add_unit(scn, i, u.reduced, h);
+            }
+        }
+        let mut around: Vec<Hex> = touched
+            .iter()
+            .flat_map(|h| std::iter::once(*h).chain(h.neighbours()))
+            .collect();
+        around.sort_unstable();
+        around.dedup();
+        for n in around {
+            let into = self.ground(scn, n);
+            let own = Packed(self.hexes[n.index()]);
+            let mut flags = 0;
+            if own.has(EXERTS | EXERTS_IN_OWN_HEX) {
+                flags |= zoc_flag(own);
+            }
+            for m in n.neighbours() {
+                let info = Packed(self.hexes[m.index()]);
+                if info.has(EXERTS) && zoc::reaches(scn, self.ground(scn, m), into) {
+                    flags |= zoc_flag(info);
+                }
+            }
+            self.hexes[n.index()] = (own.0 & !(ALLIED_ZOC | CHINESE_ZOC)) | flags;
         }
     }
 
@@ -263,13 +322,32 @@ impl HexIndex {
     }
 }
 
+/// What the board reads of one unit, as one word: its hex (or that it is off the map) and
+/// whether it shows its reduced side. Equal words, equal contributions to the board.
+fn unit_key(u: &UnitState) -> u32 {
+    let at = match u.loc {
+        Loc::Map(h) => h.index() as u32 + 1,
+        _ => 0,
+    };
+    at << 1 | u32::from(u.reduced)
+}
+
+/// The hex of a [`unit_key`], if the unit was on the map.
+fn key_hex(key: u32) -> Option<Hex> {
+    (key >> 1)
+        .checked_sub(1)
+        .and_then(|i| Hex::from_index(i as usize))
+}
+
 /// What a board was built from: the scenario's address and, of the state, every unit's
 /// location and side shown, the ruins and the fortified hexes — everything [`HexIndex::new`]
 /// reads. Equal inputs, equal boards.
 #[derive(Debug)]
 struct Memo {
     scenario: usize,
-    units: Vec<(Loc, bool)>,
+    /// Each unit's [`unit_key`]: comparing words is what makes a remembered board cheap to
+    /// trust, and this is asked several times for every action.
+    units: Vec<u32>,
     ruins: Vec<Hex>,
     forts: Vec<Hex>,
     board: Arc<HexIndex>,
@@ -279,11 +357,50 @@ impl Memo {
     fn build(scn: &Scenario, st: &State) -> Memo {
         Memo {
             scenario: scn as *const Scenario as usize,
-            units: st.units.iter().map(|u| (u.loc, u.reduced)).collect(),
+            units: st.units.iter().map(unit_key).collect(),
             ruins: st.ruins.clone(),
             forts: st.fortifications.iter().map(|f| f.hex).collect(),
             board: Arc::new(HexIndex::new(scn, st)),
         }
+    }
+
+    /// The memo of `st` made from this one by bringing its board up to date, where only units
+    /// moved, turned over or left the map, and few enough of them; `None` where a new board
+    /// must be built (another scenario, the ruins changed, many units changed).
+    fn next(&self, scn: &Scenario, st: &State) -> Option<Memo> {
+        if self.scenario != scn as *const Scenario as usize
+            || self.units.len() != st.units.len()
+            || self.ruins != st.ruins
+        {
+            return None;
+        }
+        let mut touched: Vec<Hex> = Vec::new();
+        for (&key, u) in self.units.iter().zip(&st.units) {
+            if key == unit_key(u) {
+                continue;
+            }
+            for at in [key_hex(key), u.hex()].into_iter().flatten() {
+                if !touched.contains(&at) {
+                    touched.push(at);
+                }
+            }
+            if touched.len() > UPDATE_AT_MOST {
+                return None;
+            }
+        }
+        let mut board = HexIndex::clone(&self.board);
+        board.update(scn, st, &touched);
+        let forts: Vec<Hex> = st.fortifications.iter().map(|f| f.hex).collect();
+        if forts != self.forts {
+            board.forts = HexSet::of(forts.iter().copied());
+        }
+        Some(Memo {
+            scenario: self.scenario,
+            units: st.units.iter().map(unit_key).collect(),
+            ruins: self.ruins.clone(),
+            forts,
+            board: Arc::new(board),
+        })
     }
 
     /// Whether this board was built from what `scn` and `st` hold now.
@@ -294,7 +411,7 @@ impl Memo {
                 .units
                 .iter()
                 .zip(&st.units)
-                .all(|(&(loc, reduced), u)| loc == u.loc && reduced == u.reduced)
+                .all(|(&key, u)| key == unit_key(u))
             && self.ruins == st.ruins
             && self.forts.len() == st.fortifications.len()
             && self
@@ -330,7 +447,15 @@ impl BoardMemo {
             );
             return memo.board.clone();
         }
-        let memo = Arc::new(Memo::build(scn, st));
+        let memo = Arc::new(
+            slot.as_ref()
+                .and_then(|m| m.next(scn, st))
+                .unwrap_or_else(|| Memo::build(scn, st)),
+        );
+        debug_assert!(
+            *memo.board == HexIndex::new(scn, st),
+            "a board brought up to date is the board of the position"
+        );
         let board = memo.board.clone();
         *slot = Some(memo);
         board
@@ -399,6 +524,46 @@ mod tests {
                 "seed {seed}: a whole game, {actions} actions"
             );
         }
+    }
+
+    /// The board of the position before an action, brought up to date, is the board of the
+    /// position after it, after every action of whole random games where it applies (moves,
+    /// losses, retreats, entries: zones of control 6, stacking points 7).
+    #[test]
+    fn a_board_brought_up_to_date_is_the_fresh_board_of_random_games() {
+        let scn = scenario();
+        let mut updated = 0;
+        for seed in 4..=6u8 {
+            let mut game = Game::new(scn.clone(), [seed; 32]);
+            let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+            while let Some(side) = game.to_act() {
+                let legal = game.legal_actions(side);
+                let action = bot.choose(&game, &legal).expect("a legal action").clone();
+                let before = Memo::build(&scn, game.state());
+                game.apply(side, &action).expect("legal actions apply");
+                let st = game.state();
+                if let Some(next) = before.next(&scn, st) {
+                    updated += 1;
+                    assert!(
+                        *next.board == HexIndex::new(&scn, st),
+                        "seed {seed}, after {action:?}"
+                    );
+                }
+            }
+        }
+        assert!(updated > 300, "{updated} boards brought up to date");
+    }
+
+    /// A ruin changes the ground under the zones of control: the board is built anew (17, 6).
+    #[test]
+    fn a_new_ruin_makes_a_new_board_not_an_update_17() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        let before = Memo::build(&kit.scn, &kit.st);
+        let h = kit.some_clear_hex();
+        kit.st.ruins.push(h);
+        kit.st.ruins.sort();
+        assert!(before.next(&kit.scn, &kit.st).is_none());
     }
 
     /// Each input of the board, changed alone, makes the state's board be built again.

@@ -14,6 +14,7 @@ use crate::vocabulary::terrain::{Ground, printed_ground};
 use crate::vocabulary::units::UnitId;
 use serde::{Deserialize, Serialize};
 use siege_protocol::{Phase, Side};
+use std::sync::Arc;
 
 /// Where a unit is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,8 +183,9 @@ pub struct State {
     pub pending: Vec<Pending>,
     /// The attack being declared, if any (8).
     pub declaration: Option<Declaration>,
-    /// The last combat resolved, with every number that went into it.
-    pub last_combat: Option<CombatReport>,
+    /// The last combat resolved, with every number that went into it. Shared: it is copied
+    /// with every copy of the state (one for each action) and changes only at a combat.
+    pub last_combat: Option<Arc<CombatReport>>,
     /// Where the Big Guns stand this turn (10).
     pub big_guns: Vec<Hex>,
     /// The sniper has fired this turn (8.1.4).

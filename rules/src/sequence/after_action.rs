@@ -85,11 +85,20 @@ fn in_motion(ctx: &Ctx<'_>) -> Vec<Hex> {
 /// A hex over the stacking limit where nothing is in motion: its owner eliminates units until
 /// it is within the limit (7, 8.3). Settled before anything else waiting.
 fn over_stacking(ctx: &mut Ctx<'_>) {
-    let moving = in_motion(ctx);
     let board = HexIndex::of(ctx.scn, ctx.st);
-    let mut hexes: Vec<Hex> = ctx.st.units.iter().filter_map(|u| u.hex()).collect();
-    // Equal hexes are the same value, so an unstable sort gives the same list; this runs after
-    // every action, and the stable sort's buffer was a measurable share of a whole game.
+    // Almost always no hex is over the limit: the board answers that for each unit's hex
+    // without sorting them all, and this runs after every action.
+    let mut hexes: Vec<Hex> = ctx
+        .st
+        .units
+        .iter()
+        .filter_map(|u| u.hex())
+        .filter(|h| !stacking::is_legal(&board, *h))
+        .collect();
+    if hexes.is_empty() {
+        return;
+    }
+    let moving = in_motion(ctx);
     hexes.sort_unstable();
     hexes.dedup();
     for hex in hexes {
@@ -98,7 +107,7 @@ fn over_stacking(ctx: &mut Ctx<'_>) {
             .pending
             .iter()
             .any(|p| matches!(p, Pending::Overstack { hex: h, .. } if *h == hex));
-        if moving.contains(&hex) || waiting || stacking::is_legal(&board, hex) {
+        if moving.contains(&hex) || waiting {
             continue;
         }
         if let Some(side) = board.at(hex).side {
