@@ -1,7 +1,7 @@
-//! Choosing attacks (8.1, 8.2, 9, 11.1; RULINGS R4, R6): every enemy hex that can be attacked,
-//! the units that can join (adjacent, or firing from range with a clear line of sight), the
-//! artillery that can add its shift, the odds and the CRT's expected outcome for both sides;
-//! then a set of attacks that honours every obligation of units in an enemy zone of control and
+//! Choosing attacks (8.1, 8.2, 9, 11.1; rulings R4 and R6, docs/rulings.md): every enemy hex
+//! that can be attacked, the units that can join (adjacent, or firing from range with a clear
+//! line of sight), the artillery that can add its shift, the odds and the CRT's expected outcome
+//! for both sides; then a set of attacks that honours every obligation of units in an enemy zone of control and
 //! spends each unit on the attack where it does most. Ranged fire alone risks nothing (8.1.1),
 //! so it is taken at any odds that can hurt; close combat only where the odds pay.
 

@@ -7,7 +7,7 @@
 use siege_protocol::Side;
 use siege_rules::defence;
 use siege_rules::hex::{HEX_COUNT, Hex};
-use siege_rules::hex_index::HexIndex as Board;
+use siege_rules::hex_index::HexIndex;
 use siege_rules::map::VictoryKind;
 use siege_rules::movement;
 use siege_rules::scenario::Scenario;
@@ -113,7 +113,7 @@ pub fn field(
 pub struct Pos<'a> {
     pub scn: &'a Scenario,
     pub st: &'a State,
-    pub board: Board,
+    pub board: HexIndex,
 }
 
 impl<'a> Pos<'a> {
@@ -122,7 +122,7 @@ impl<'a> Pos<'a> {
         Pos {
             scn,
             st,
-            board: Board::new(scn, st),
+            board: HexIndex::new(scn, st),
         }
     }
 
@@ -381,7 +381,7 @@ pub struct ChineseReach {
 /// another (5.1, 6, 18.1).
 pub fn reach_from(
     scn: &Scenario,
-    board: &Board,
+    board: &HexIndex,
     side: Side,
     starts: &[Hex],
     budget: u8,

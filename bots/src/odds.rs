@@ -1,6 +1,6 @@
-//! The Combat Results Table as probabilities (8.2; RULINGS R4): for an odds column and a die
-//! modifier, the chance of each result, and what a unit or a step is worth to each side, so
-//! that an attack's expected outcome can be weighed in one number.
+//! The Combat Results Table as probabilities (8.2; ruling R4, docs/rulings.md): for an odds
+//! column and a die modifier, the chance of each result, and what a unit or a step is worth to
+//! each side, so that an attack's expected outcome can be weighed in one number.
 
 use siege_rules::crt::{CrtResult, Odds};
 use siege_rules::scenario::Scenario;
