@@ -357,6 +357,47 @@ mod tests {
     }
 
     #[test]
+    fn civilians_are_lost_when_their_escort_advances_after_combat_away_8_4_15_r7() {
+        // Allied combat: British 1 and Myers at 1010 with the civilians beside them at 1011;
+        // volunteers and British 2 join the attack on the reduced Boxers at 1009 from hexes out
+        // of the civilians' reach. 15 against 5 is 3-1; the die rolls 6: DE. British 1 take
+        // 1009 (Myers took part, so the Allies may advance): two hexes from the civilians,
+        // with only a leader left beside them — no escort (15).
+        let mut kit = Kit::open();
+        kit.at(5, Phase::AlliedCombat, Step::Combat);
+        let target = hex("1009");
+        let gb = kit.put("gb1", hex("1010"));
+        let myers = kit.put("myers", hex("1010"));
+        let civ = kit.put("civ1", hex("1011"));
+        let vol = kit.put("vol1", target.neighbour(Direction::Ne).unwrap());
+        let gb2 = kit.put("gb2", target.neighbour(Direction::Nw).unwrap());
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, target);
+        kit.st.unit_mut(bx).reduced = true;
+        kit.rig(&[6]);
+        let mut game = kit.game();
+        act(&mut game, Side::Allied, Action::Attack { hex: target });
+        for unit in [gb, myers, vol, gb2] {
+            act(&mut game, Side::Allied, Action::AddAttacker { unit });
+        }
+        let events = act(&mut game, Side::Allied, Action::Resolve);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert!(!lost_unescorted(&events, civ), "escorted until the advance");
+        let events = act(
+            &mut game,
+            Side::Allied,
+            Action::Advance {
+                unit: gb,
+                to: target,
+            },
+        );
+        assert!(
+            lost_unescorted(&events, civ),
+            "lost in the advance's own action"
+        );
+        assert_eq!(game.state().unit(civ).loc, Loc::Eliminated);
+    }
+
+    #[test]
     fn a_stacking_loss_is_followed_by_the_civilian_and_leader_checks_7_15_11_1_r7() {
         // Reduced British (2) and nine leaders (9) over-stacked at 1010, as a retreat could
         // leave them: the owner may choose to lose the British, leaving the civilians beside
@@ -467,6 +508,56 @@ mod tests {
         let mut game = kit.game();
         let events = act(&mut game, Side::Allied, Action::RemoveUnit { unit: gb });
         assert!(leader_moved(&events, myers));
+    }
+
+    #[test]
+    fn a_leader_whose_stack_cannot_retreat_joins_the_nearest_unit_8_3_11_1() {
+        // Reduced British 1 (2) and Myers (1) at 1010, every neighbour canal but the Boxers'
+        // hex. 10 against 3 is 3-1; the die rolls 2: DR. The stack has nowhere to go: the
+        // British are eliminated, Myers is not (8.3, 11.1) and joins British 2 at 1013.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let at = hex("1010");
+        let (gb, myers) = leader_with_a_unit(&mut kit, at);
+        let north = at.neighbour(Direction::N).unwrap();
+        for n in at.neighbours().filter(|n| *n != north).collect::<Vec<_>>() {
+            kit.paint(n, Terrain::Canal);
+        }
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, north);
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, at, &[bx]);
+        assert_eq!(result(&events), Some(CrtResult::DR));
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(leader_moved(&events, myers), "moved in the same action");
+        assert_eq!(game.state().unit(myers).loc, Loc::Map(hex("1013")));
+    }
+
+    #[test]
+    fn a_withdrawal_eliminates_no_one_so_moves_no_leader_12_11_1() {
+        // A withdrawal cannot leave a leader alone in the sense of 11.1: a leader moves to the
+        // nearest friendly unit only when the combat units stacked with him are eliminated,
+        // and a withdrawal eliminates nobody — the units "may" retreat (12), and a stack with
+        // nowhere to go simply stays. The nearest case: British 1 withdraw on their own and
+        // leave Myers in 1010. He stays where he is; he is alone by choice, not by loss.
+        // (A withdrawal that ends over-stacked and costs the leader's last unit is the
+        // stacking-loss case above.)
+        let mut kit = Kit::open();
+        kit.at(3, Phase::ChineseCombat, Step::Withdrawal);
+        let (gb, myers) = leader_with_a_unit(&mut kit, hex("1010"));
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        act(
+            &mut game,
+            Side::Allied,
+            Action::AttemptWithdrawal { leader: myers },
+        );
+        let mut events = act(&mut game, Side::Allied, Action::SelectUnit { unit: gb });
+        events.extend(retreat_away(&mut game, Side::Allied, hex("1009")));
+        assert_ne!(game.state().unit(gb).hex(), Some(hex("1010")));
+        assert!(!leader_moved(&events, myers));
+        assert_eq!(game.state().unit(myers).loc, Loc::Map(hex("1010")));
     }
 
     // --- Over-stacking (7) ------------------------------------------------------------------
@@ -618,5 +709,183 @@ mod tests {
             },
         );
         assert!(took_control(&events, v, Side::Chinese));
+    }
+
+    #[test]
+    fn a_withdrawal_through_a_victory_hex_takes_it_12_21() {
+        // The Chinese hold the hex; British 1 and Myers beside the Boxers north of it
+        // withdraw through it and on: passing is enough (21).
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Withdrawal);
+        let (i, v) = victory_hex(&kit);
+        kit.st.control[i] = Side::Chinese;
+        let at = v.neighbour(Direction::N).unwrap();
+        kit.put("gb1", at);
+        let myers = kit.put("myers", at);
+        kit.place(
+            UnitKind::Boxer,
+            Side::Chinese,
+            at.neighbour(Direction::N).unwrap(),
+        );
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        act(
+            &mut game,
+            Side::Allied,
+            Action::AttemptWithdrawal { leader: myers },
+        );
+        act(&mut game, Side::Allied, Action::SelectStack { hex: at });
+        let mut events = act(&mut game, Side::Allied, Action::Retreat { to: v });
+        let beyond = v.neighbour(Direction::S).unwrap();
+        events.extend(act(&mut game, Side::Allied, Action::Retreat { to: beyond }));
+        assert!(took_control(&events, v, Side::Allied));
+        assert_ne!(game.state().unit(myers).hex(), Some(v), "passed through");
+        assert_eq!(game.state().control[i], Side::Allied);
+    }
+
+    // --- Instant wins (21) ------------------------------------------------------------------
+
+    /// Give the Chinese every victory hex but `v`'s index `keep`, up to `n` of them.
+    fn chinese_hold(kit: &mut Kit, keep: usize, n: usize) {
+        let others: Vec<usize> = (0..kit.st.control.len()).filter(|j| *j != keep).collect();
+        for j in others.into_iter().take(n) {
+            kit.st.control[j] = Side::Chinese;
+        }
+    }
+
+    fn won(game: &Game, events: &[Event], reason: &str) -> bool {
+        let over = events.iter().any(|e| {
+            matches!(&e.kind, EventKind::GameOver { winner, reason: r }
+                if *winner == Side::Chinese && r == reason)
+        });
+        over && game
+            .state()
+            .result
+            .as_ref()
+            .is_some_and(|r| r.winner == Side::Chinese && r.reason == reason)
+    }
+
+    #[test]
+    fn an_advance_that_takes_the_turns_last_victory_hex_wins_at_once_8_4_21() {
+        // Turn 5, the Chinese hold four victory hexes: the advance into the fifth ends the game
+        // in that same action.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        let (i, v) = victory_hex(&kit);
+        chinese_hold(&mut kit, i, 4);
+        kit.put("gb1", v);
+        kit.put("gb2", hex("0303"));
+        let north = v.neighbour(Direction::N).unwrap();
+        let boxers: Vec<UnitId> = (0..3)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, north))
+            .collect();
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, v, &boxers);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert_eq!(game.state().result, None, "four are not enough in turn 5");
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Advance {
+                unit: boxers[0],
+                to: v,
+            },
+        );
+        assert!(won(&game, &events, "victory_hexes"), "{events:?}");
+    }
+
+    #[test]
+    fn a_chinese_retreat_into_the_turns_last_victory_hex_wins_at_once_8_3_21() {
+        // Turn 5, the Chinese hold four: British 1 and the volunteers (10) attack the Boxers
+        // (10) north of the fifth; 1-1, the die rolls 4: DR. Their first step back, into the
+        // victory hex, ends the game.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::AlliedCombat, Step::Combat);
+        let (i, v) = victory_hex(&kit);
+        chinese_hold(&mut kit, i, 4);
+        let at = v.neighbour(Direction::N).unwrap();
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, at);
+        let from = at.neighbour(Direction::N).unwrap();
+        let gb = kit.put("gb1", from);
+        let vol = kit.put("vol1", from);
+        kit.rig(&[4]);
+        let mut game = kit.game();
+        act(&mut game, Side::Allied, Action::Attack { hex: at });
+        for unit in [gb, vol] {
+            act(&mut game, Side::Allied, Action::AddAttacker { unit });
+        }
+        let events = act(&mut game, Side::Allied, Action::Resolve);
+        assert_eq!(result(&events), Some(CrtResult::DR));
+        assert_eq!(game.state().result, None);
+        let events = act(&mut game, Side::Chinese, Action::Retreat { to: v });
+        assert_eq!(game.state().unit(bx).loc, Loc::Map(v));
+        assert!(won(&game, &events, "victory_hexes"), "{events:?}");
+    }
+
+    #[test]
+    fn the_last_allied_unit_lost_in_combat_ends_the_game_8_2_21() {
+        // British 1 are the last Allied unit on the map: 30 against 4 is 6-1, the die rolls 2.
+        let mut kit = Kit::open();
+        kit.at(5, Phase::ChineseCombat, Step::Combat);
+        kit.put("gb1", hex("0607"));
+        let boxers: Vec<UnitId> = (0..3)
+            .map(|_| kit.place(UnitKind::Boxer, Side::Chinese, hex("0606")))
+            .collect();
+        kit.rig(&[2]);
+        let mut game = kit.game();
+        let events = chinese_attack(&mut game, hex("0607"), &boxers);
+        assert_eq!(result(&events), Some(CrtResult::DE));
+        assert!(won(&game, &events, "annihilation"), "{events:?}");
+    }
+
+    #[test]
+    fn the_last_allied_unit_lost_to_the_big_gun_ends_the_game_10_21() {
+        let mut kit = Kit::open();
+        big_gun(&mut kit);
+        let gb = kit.put("gb1", hex("1009"));
+        kit.st.unit_mut(gb).reduced = true;
+        kit.rig(&[2, 5]);
+        let mut game = kit.game();
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Fire {
+                direction: Direction::S,
+                shots: None,
+            },
+        );
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(won(&game, &events, "annihilation"), "{events:?}");
+    }
+
+    #[test]
+    fn the_last_allied_unit_lost_to_a_mine_ends_the_game_16_21() {
+        let mut kit = Kit::open();
+        kit.at(4, Phase::ChineseMovement, Step::Mines);
+        kit.paint(hex("1010"), Terrain::Building);
+        let gb = kit.put("gb1", hex("1010"));
+        kit.st.unit_mut(gb).reduced = true;
+        kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
+        kit.rig(&[1]);
+        let mut game = kit.game();
+        let events = act(
+            &mut game,
+            Side::Chinese,
+            Action::Detonate { hex: hex("1010") },
+        );
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert!(won(&game, &events, "annihilation"), "{events:?}");
+    }
+
+    #[test]
+    fn the_last_allied_unit_lost_to_attrition_ends_the_game_14_21() {
+        // Attrition may take the last combat unit (14, R6: any combat unit on the map).
+        let mut kit = Kit::open();
+        kit.at(3, Phase::AlliedMovement, Step::Attrition);
+        let gb = kit.put("gb1", hex("1010"));
+        let mut game = kit.game();
+        let events = act(&mut game, Side::Allied, Action::RemoveUnit { unit: gb });
+        assert!(won(&game, &events, "annihilation"), "{events:?}");
     }
 }
