@@ -1,9 +1,10 @@
 // The analysis board against the real server, by clicks: a position built from the counter mix
 // (a British unit in a building and a leader next to Boxers), the zones of control shaded, a
 // unit's reachable hexes with their MP, a line-of-sight verdict, the odds of an attack in both
-// directions (the building's ×3 and its reason, a leader's use), an invalid position refused
-// with the server's reason, ruins, the share link opened in another browser, and a game started
-// from the position that a second browser joins. run.mjs runs these on its server; alone:
+// directions (the building's ×3 and its reason, a leader's use), a forced attack below 1-3 shown
+// as an automatic AE (8.1.2), an invalid position refused with the server's reason, ruins, the
+// share link opened in another browser, and a game started from the position that a second
+// browser joins. run.mjs runs these on its server; alone:
 //
 //   SIEGE_BIN=... node tests/browser/analysis.mjs
 
@@ -184,6 +185,47 @@ export async function analysisChecks(browser, base, t = {}) {
     await page.locator('#an-odds').scrollIntoViewIfNeeded();
     const file = await shot(page, '23-analysis-odds-chinese.png');
     if (t.readme) fs.copyFileSync(file, path.resolve(here, '../../docs/screenshot-analysis.png'));
+  });
+
+  await check('analysis board: a forced attack below 1-3 is shown as an automatic AE (8.1.2)', async () => {
+    // Two British units in the building, reduced Boxers beside them in the open: the Boxers are
+    // in their zone of control and must attack, at 5 against 24. A page of its own, so that the
+    // position the checks below use stays as it is.
+    const p = await newPage(browser, 'analysis-forced', { width: 1440, height: 900 });
+    await p.goto(`${base}/`);
+    await p.click('#open-analysis');
+    await p.waitForSelector('#an-mix button.mix-kind');
+    await settled(p);
+    await p.selectOption('#an-turn', '3');
+    await settled(p);
+    await p.selectOption('#an-phase', 'chinese_combat');
+    await settled(p);
+    await p.click(`#an-mix button.mix-kind[data-kind='${kind('gb1')}']`);
+    await tap(p, building);
+    await tap(p, building);
+    await p.check('#an-reduced');
+    await place(p, kind('bx01'), boxers);
+    await p.keyboard.press('Escape');
+    const b = await board(p);
+    assert(b[building] === `${id('gb1')} ${id('gb2')}` && b[boxers] === String(id('bx01')), `the board: ${JSON.stringify(b)}`);
+    await p.click(`#analysis-panel .an-tool[data-tool='attack']`);
+    await p.click('#an-attack .an-attack-side[data-side=chinese]');
+    await settled(p);
+    await tap(p, boxers);
+    await tap(p, building);
+    await p.waitForSelector('#an-odds .odds-table');
+    const row = (k) => p.textContent(`#an-odds tr[data-row='${k}'] td`);
+    assert(/^5\b/.test((await row('attack')).trim()) && /^24 = 8 × 3/.test((await row('defence')).trim()), `5 against 24: ${await row('attack')} / ${await row('defence')}`);
+    const odds = (await row('odds')).trim();
+    assert(odds === 'below 1-3 — automatic AE (8.1.2)', `the odds row: ${odds}`);
+    const legal = (await p.textContent('#an-odds .legal')).trim();
+    assert(/forced/i.test(legal) && legal.includes('automatic AE (8.1.2)'), `the verdict: ${legal}`);
+    assert(await p.locator('#an-odds .legal.ok').count() === 1, 'legal, being forced');
+    const chances = await p.$$eval('#an-odds .chance-list li', (ls) => ls.map((l) => [l.dataset.result, l.dataset.sixths]));
+    assert(JSON.stringify(chances) === JSON.stringify([['AE', '6']]), `AE on every die: ${JSON.stringify(chances)}`);
+    await p.locator('#an-odds').scrollIntoViewIfNeeded();
+    await shot(p, '22b-analysis-forced-below-1-3.png');
+    await p.context().close();
   });
 
   await check('analysis board: the legal actions the game would offer', async () => {

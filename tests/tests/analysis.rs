@@ -131,3 +131,81 @@ async fn a_game_started_from_a_position_plays_and_replays_from_it() {
     assert_eq!(at1, after["view"]);
     server.stop().await;
 }
+
+/// Two British units in a legation building (1614) and a reduced Boxer in the open beside them
+/// (1613), in the Chinese combat phase: the Boxer is in their ZOC, so it must attack, at 5
+/// against 24 — below 1-3.
+fn forced_below_one_to_three() -> Value {
+    json!({"turn": 3, "phase": "chinese_combat", "units": [
+        {"ref": "g1", "side": "allied", "type": "combat", "nationality": "british", "hex": "1614"},
+        {"ref": "g2", "side": "allied", "type": "combat", "nationality": "british", "hex": "1614"},
+        {"ref": "x", "side": "chinese", "type": "boxer", "hex": "1613", "reduced": true}
+    ], "ruins": [], "fortifications": []})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_attack_below_1_to_3_is_answered_and_declared_as_an_automatic_ae() {
+    let server = TestServer::start().await;
+    let http = &server.http;
+    let odds = |position: Value| {
+        json!({"position": position, "queries": [
+            {"odds": {"attackers": ["x"], "defenders": ["g1"]}}
+        ]})
+        .to_string()
+    };
+    // The analysis board's odds answer: legal (the Boxer is forced) and an automatic AE.
+    let (status, answer) = http
+        .post("/api/analysis", odds(forced_below_one_to_three()))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let a = &answer["answers"][0];
+    assert_eq!(
+        (a["attack"].as_u64(), a["defence"].as_u64()),
+        (Some(5), Some(24)),
+        "{a}"
+    );
+    assert_eq!(a["legal"], true, "{a}");
+    assert_eq!(a["automatic"], "automatic AE (8.1.2)", "{a}");
+    // At 1-3 or better (a full Boxer against one British unit: 10 against 12) there is a die
+    // to read, and no automatic result is claimed.
+    let mut better = forced_below_one_to_three();
+    better["units"].as_array_mut().unwrap().remove(1);
+    better["units"][1]["reduced"] = json!(false);
+    let (status, answer) = http.post("/api/analysis", odds(better)).await;
+    assert_eq!(status, 200, "{answer}");
+    let a = &answer["answers"][0];
+    assert_eq!(a["odds"], "1-2", "{a}");
+    assert!(a.get("automatic").is_none(), "{a}");
+
+    // The same attack declared in a game started from the position: the declaration's odds in
+    // the view say so before the roll.
+    let body = json!({"side": "allied", "position": forced_below_one_to_three()});
+    let (status, created) = http.post("/api/games", body.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game_id"].as_str().unwrap().to_string();
+    http.remember_code(&created);
+    let joined = http.join(&id).await;
+    let mut chinese = Ws::open(
+        &http.ws_url(&id),
+        json!({"type": "join", "token": joined["token"]}),
+    )
+    .await;
+    let (_, mut state) = chinese.next_state().await;
+    for kind in ["attack", "add_attacker"] {
+        let Some(action) = state["legal_actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["type"] == kind)
+            .cloned()
+        else {
+            continue;
+        };
+        chinese.send(action_frame(&state, &action)).await;
+        state = chinese.next_state().await.1;
+    }
+    let declared = &state["view"]["declaration"]["odds"];
+    assert_eq!(declared["legal"], true, "{declared}");
+    assert_eq!(declared["automatic"], "automatic AE (8.1.2)", "{declared}");
+    server.stop().await;
+}

@@ -255,8 +255,9 @@ export class AnalysisPanel {
     else if (r) {
       put(odds, oddsTable(r, (id) => m.byId.get(id)?.name ?? `unit ${id}`, [...a.attackers], b.scenario.crt ?? null),
         b.scenario.crt && r.column ? chancesBox(b.scenario.crt, r.column, r.modifier ?? 0) : null,
+        // A forced attack below 1-3 is legal but has no roll to read: say what it is.
         r.legal
-          ? h('div', { class: 'legal ok', text: 'A legal attack.' })
+          ? h('div', { class: 'legal ok', text: r.automatic ? `A forced attack below 1-3: ${r.automatic}, whatever the die.` : 'A legal attack.' })
           : h('div', { class: 'legal no', text: `Not legal: ${r.why_not ?? ''}` }),
         rulesLine(r));
     } else if (a.attackers.size && a.defenders.size && !b.error) odds.append(h('span', { class: 'muted', text: 'Asking…' }));

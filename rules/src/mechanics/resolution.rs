@@ -359,6 +359,118 @@ mod tests {
         assert!(advances(&kit).is_empty());
     }
 
+    /// Play a resolved combat on through the public API: the Chinese take their step losses on
+    /// `chinese_loss` first, each displaced leader goes where he is offered, and every other
+    /// interruption is passed, until `side` is offered an advance or nothing is pending.
+    fn play_until_advance(
+        game: &mut crate::face::game::Game,
+        side: Side,
+        chinese_loss: UnitId,
+    ) -> Vec<(UnitId, Hex)> {
+        for _ in 0..20 {
+            let Some(p) = game.state().pending.first().cloned() else {
+                break;
+            };
+            let who = p.side();
+            let legal = game.legal_actions(who);
+            if let Pending::Advance { side: s, .. } = p
+                && s == side
+            {
+                return legal
+                    .into_iter()
+                    .filter_map(|a| match a {
+                        Action::Advance { unit, to } => Some((unit, to)),
+                        _ => None,
+                    })
+                    .collect();
+            }
+            let choice = legal
+                .iter()
+                .find(|a| matches!(a, Action::LoseStep { unit } if *unit == chinese_loss))
+                .or_else(|| {
+                    legal
+                        .iter()
+                        .find(|a| matches!(a, Action::PlaceLeader { .. }))
+                })
+                .or_else(|| legal.iter().find(|a| matches!(a, Action::Pass)))
+                .or_else(|| legal.first())
+                .cloned()
+                .unwrap_or_else(|| panic!("nothing to do for {p:?}"));
+            game.apply(who, &choice).unwrap();
+        }
+        Vec::new()
+    }
+
+    #[test]
+    fn an_al1_that_empties_the_attackers_hex_lets_the_defender_advance_8_4_r7() {
+        // Reduced British 1 (2) attack reduced Boxers (5): 1-3, and a 3 reads AL1. The British
+        // lose their last step, 1013 is empty, and the Boxers may take it.
+        let mut kit = Kit::combat(Phase::AlliedCombat);
+        let gb = kit.put("gb1", hex("1013"));
+        kit.st.unit_mut(gb).reduced = true;
+        // Far off, so that the Allies are not wiped out by the loss (21).
+        kit.put("gb2", hex("2020"));
+        let bx = kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
+        kit.st.unit_mut(bx).reduced = true;
+        let d = kit.declare(Side::Allied, &["1014"], &[gb]);
+        assert_eq!(report(&kit.scn, &kit.st, &d).column, "1-3");
+        kit.rig(&[3]);
+        let mut game = kit.game();
+        let events = game.apply(Side::Allied, &Action::Resolve).unwrap();
+        assert!(
+            events.iter().any(|e| e.text.contains(": AL1")),
+            "{:?}",
+            events.iter().map(|e| &e.text).collect::<Vec<_>>()
+        );
+        let offered = play_until_advance(&mut game, Side::Chinese, bx);
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert_eq!(offered, vec![(bx, hex("1013"))]);
+        game.apply(
+            Side::Chinese,
+            &Action::Advance {
+                unit: bx,
+                to: hex("1013"),
+            },
+        )
+        .unwrap();
+        assert_eq!(game.state().unit(bx).loc, Loc::Map(hex("1013")));
+    }
+
+    #[test]
+    fn an_exchange_that_empties_the_attackers_hex_lets_the_defender_advance_8_4_r7() {
+        // Reduced Boxers in 1013 and full Boxers in 1115 (15) attack reduced British 1 and Myers
+        // in 1014 (3): 5-1, and a 3 reads EX. The British are eliminated and Myers, left alone,
+        // joins the nearest friendly unit, British 2 in 0914. The Chinese pay with the reduced
+        // Boxers (5 points for 3), which empties 1013, and Myers, who took part in the defence,
+        // is offered it.
+        let mut kit = Kit::combat(Phase::ChineseCombat);
+        let gb = kit.put("gb1", hex("1014"));
+        kit.st.unit_mut(gb).reduced = true;
+        let myers = kit.put("myers", hex("1014"));
+        kit.put("gb2", hex("0914"));
+        let b1 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1013"));
+        kit.st.unit_mut(b1).reduced = true;
+        let b2 = kit.place(UnitKind::Boxer, Side::Chinese, hex("1115"));
+        let mut d = kit.declare(Side::Chinese, &["1014"], &[b1, b2]);
+        d.defender_leaders_chosen = true;
+        kit.st.declaration = Some(d.clone());
+        assert_eq!(report(&kit.scn, &kit.st, &d).column, "5-1");
+        kit.rig(&[3]);
+        let mut game = kit.game();
+        let events = game.apply(Side::Chinese, &Action::Resolve).unwrap();
+        assert!(
+            events.iter().any(|e| e.text.contains(": EX")),
+            "{:?}",
+            events.iter().map(|e| &e.text).collect::<Vec<_>>()
+        );
+        let offered = play_until_advance(&mut game, Side::Allied, b1);
+        assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
+        assert_eq!(game.state().unit(b1).loc, Loc::Eliminated);
+        assert_eq!(game.state().unit(b2).loc, Loc::Map(hex("1115")));
+        assert_eq!(game.state().unit(myers).loc, Loc::Map(hex("0914")));
+        assert_eq!(offered, vec![(myers, hex("1013"))]);
+    }
+
     #[test]
     fn a_leader_firing_at_range_took_part_and_lets_the_allies_advance_8_4_r7() {
         // Volunteers beside the Boxers; British 1 and Myers fire from 1011, three hexes off.
