@@ -12,6 +12,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The whole program's allocator. Every action copies a state and writes frames and patches:
+/// with glibc's malloc the allocator was about a fifth of the server's CPU under load
+/// (docs/benchmarks.md, "Server CPU per action").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "siege",
