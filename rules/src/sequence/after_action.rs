@@ -230,6 +230,29 @@ mod tests {
         kit.st.big_guns = vec![hex("1001")];
     }
 
+    /// The gun of [`big_gun`] fires its shot south.
+    fn fire_south(game: &mut Game) -> Vec<Event> {
+        act(
+            game,
+            Side::Chinese,
+            Action::Fire {
+                direction: Direction::S,
+                shots: None,
+            },
+        )
+    }
+
+    /// The Chinese about to explode their mines, under the building hex 1010 (16).
+    fn mine_under_1010(kit: &mut Kit) {
+        kit.at(4, Phase::ChineseMovement, Step::Mines);
+        kit.paint(hex("1010"), Terrain::Building);
+    }
+
+    /// The mine under 1010 goes off.
+    fn detonate_1010(game: &mut Game) -> Vec<Event> {
+        act(game, Side::Chinese, Action::Detonate { hex: hex("1010") })
+    }
+
     // --- Civilians (15, R7) ---------------------------------------------------------------
 
     #[test]
@@ -286,14 +309,7 @@ mod tests {
         let civ = kit.put("civ1", hex("1010"));
         kit.rig(&[2, 5]);
         let mut game = kit.game();
-        let events = act(
-            &mut game,
-            Side::Chinese,
-            Action::Fire {
-                direction: Direction::S,
-                shots: None,
-            },
-        );
+        let events = fire_south(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(lost_unescorted(&events, civ));
     }
@@ -301,19 +317,14 @@ mod tests {
     #[test]
     fn civilians_are_lost_when_a_mine_kills_their_escort_16_15_r7() {
         let mut kit = Kit::open();
-        kit.at(4, Phase::ChineseMovement, Step::Mines);
-        kit.paint(hex("1010"), Terrain::Building);
+        mine_under_1010(&mut kit);
         let gb = kit.put("gb1", hex("1010"));
         kit.st.unit_mut(gb).reduced = true;
         let civ = kit.put("civ1", hex("1011"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
         kit.rig(&[1]);
         let mut game = kit.game();
-        let events = act(
-            &mut game,
-            Side::Chinese,
-            Action::Detonate { hex: hex("1010") },
-        );
+        let events = detonate_1010(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(lost_unescorted(&events, civ));
     }
@@ -467,14 +478,7 @@ mod tests {
         let (gb, myers) = leader_with_a_unit(&mut kit, hex("1009"));
         kit.rig(&[2, 6]);
         let mut game = kit.game();
-        act(
-            &mut game,
-            Side::Chinese,
-            Action::Fire {
-                direction: Direction::S,
-                shots: None,
-            },
-        );
+        fire_south(&mut game);
         // The SL is the Allied player's to place, leaders included (10): he gives it to the
         // British.
         let events = act(&mut game, Side::Allied, Action::LoseStep { unit: gb });
@@ -484,18 +488,13 @@ mod tests {
     #[test]
     fn a_leader_whose_stack_dies_to_a_mine_joins_the_nearest_unit_16_11_1() {
         let mut kit = Kit::open();
-        kit.at(4, Phase::ChineseMovement, Step::Mines);
-        kit.paint(hex("1010"), Terrain::Building);
+        mine_under_1010(&mut kit);
         let (gb, myers) = leader_with_a_unit(&mut kit, hex("1010"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
         // One roll per unit, British first: 1 loses the step, Myers rolls 6 and is unhurt.
         kit.rig(&[1, 6]);
         let mut game = kit.game();
-        let events = act(
-            &mut game,
-            Side::Chinese,
-            Action::Detonate { hex: hex("1010") },
-        );
+        let events = detonate_1010(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(leader_moved(&events, myers));
     }
@@ -847,14 +846,7 @@ mod tests {
         kit.st.unit_mut(gb).reduced = true;
         kit.rig(&[2, 5]);
         let mut game = kit.game();
-        let events = act(
-            &mut game,
-            Side::Chinese,
-            Action::Fire {
-                direction: Direction::S,
-                shots: None,
-            },
-        );
+        let events = fire_south(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(won(&game, &events, "annihilation"), "{events:?}");
     }
@@ -862,18 +854,13 @@ mod tests {
     #[test]
     fn the_last_allied_unit_lost_to_a_mine_ends_the_game_16_21() {
         let mut kit = Kit::open();
-        kit.at(4, Phase::ChineseMovement, Step::Mines);
-        kit.paint(hex("1010"), Terrain::Building);
+        mine_under_1010(&mut kit);
         let gb = kit.put("gb1", hex("1010"));
         kit.st.unit_mut(gb).reduced = true;
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1009"));
         kit.rig(&[1]);
         let mut game = kit.game();
-        let events = act(
-            &mut game,
-            Side::Chinese,
-            Action::Detonate { hex: hex("1010") },
-        );
+        let events = detonate_1010(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(won(&game, &events, "annihilation"), "{events:?}");
     }
