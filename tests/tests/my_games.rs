@@ -252,6 +252,18 @@ async fn frame_of(ws: &mut Ws, kind: &str) -> Value {
     }
 }
 
+/// The player of `joined` (a join answer) resigns over a socket of game `id`: the socket, kept
+/// open for what the finished game tells that seat, and the state after the resignation.
+async fn resign(server: &TestServer, id: &str, joined: &Value) -> (Ws, Value) {
+    let url = server.http.ws_url(id);
+    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
+    let state = frame_of(&mut g, "state").await;
+    g.send(action_frame(&state, &json!({"type": "resign"})))
+        .await;
+    let state = frame_of(&mut g, "state").await;
+    (g, state)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     let server = TestServer::start().await;
@@ -289,12 +301,8 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     assert_eq!((s, code(&b)), (403, "not_your_seat"), "{b}");
 
     // The guest resigns; the game is over.
+    let (mut g, state) = resign(&server, id, &joined).await;
     let url = server.http.ws_url(id);
-    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let state = frame_of(&mut g, "state").await;
-    g.send(action_frame(&state, &json!({"type": "resign"})))
-        .await;
-    let state = frame_of(&mut g, "state").await;
     assert!(state["view"]["to_act"].is_null(), "{}", state["view"]);
 
     // Alice, signed in and holding the Allied seat, asks (no token needed).
@@ -409,12 +417,7 @@ async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
     let joined = join(&guest, &created).await;
     let id = created["game_id"].as_str().unwrap().to_string();
     let path = format!("/api/games/{id}/rematch");
-    let url = server.http.ws_url(&id);
-    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let state = frame_of(&mut g, "state").await;
-    g.send(action_frame(&state, &json!({"type": "resign"})))
-        .await;
-    frame_of(&mut g, "state").await;
+    let (mut g, _) = resign(&server, &id, &joined).await;
     let (s, r) = alice.post_json(&path, json!({})).await;
     assert_eq!(s, 201, "{r}");
     let new_id = r["game_id"].as_str().unwrap().to_string();
@@ -498,13 +501,8 @@ async fn an_expired_rematch_is_forgotten_and_may_be_asked_for_again() {
     let created = create(&host, "Siege", "allied", json!({})).await;
     let joined = join(&guest, &created).await;
     let id = created["game_id"].as_str().unwrap().to_string();
-    let url = server.http.ws_url(&id);
-    let mut g = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
-    let state = frame_of(&mut g, "state").await;
-    g.send(action_frame(&state, &json!({"type": "resign"})))
-        .await;
-    frame_of(&mut g, "state").await;
-    drop(g);
+    // The socket closes at once.
+    drop(resign(&server, &id, &joined).await);
     let path = format!("/api/games/{id}/rematch");
     let (s, first) = host
         .post_json(&path, json!({"token": created["token"]}))
