@@ -501,7 +501,7 @@ fn at_least(ps: &[f64], k: usize) -> f64 {
 
 /// The Allied movement or reaction phase as stack moves (5, 6, 7, 11.2, 15, 21).
 pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
-    let phase = p.st.phase;
+    let phase = p.st.phase();
     let reaction = phase == Phase::AlliedReaction;
     // Movers: combat units, volunteers and leaders that may still move. Doctors stay in the
     // hospital; civilians and guns stay with the units around them.

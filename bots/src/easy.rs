@@ -29,7 +29,7 @@ pub fn plan(p: &Pos<'_>, info: &MapInfo, side: Side, legal: &[Action]) -> Vec<Pl
             }
         }
         Step::Move { group: None } if side == Side::Chinese => chinese_move(p, info),
-        Step::Move { group: None } if p.st.phase == Phase::AlliedMovement => allied_move(p, info),
+        Step::Move { group: None } if p.st.phase() == Phase::AlliedMovement => allied_move(p, info),
         Step::Combat => stack_attack(p, side).into_iter().collect(),
         Step::BigGunPlace => legal
             .iter()

@@ -46,7 +46,7 @@ pub fn capture_value(p: &Pos<'_>, info: &MapInfo, side: Side, h: Hex) -> f64 {
 
 /// The Allied player's winning chance as the bots estimate it, between 0 and 1.
 pub fn allied_chance(p: &Pos<'_>, info: &MapInfo, reach: Option<&[ChineseReach]>) -> f64 {
-    if let Some(r) = &p.st.result {
+    if let Some(r) = &p.st.result() {
         return if r.winner == Side::Allied { 1.0 } else { 0.0 };
     }
     let turn = p.st.turn.max(1);

@@ -161,7 +161,7 @@ impl Key {
         let st = game.state();
         Key {
             turn: st.turn,
-            phase: st.phase,
+            phase: st.phase(),
             step: step_name(st),
             fought: st.units.iter().filter(|u| u.marks.defended).count(),
         }
@@ -324,7 +324,7 @@ impl Bot {
                         if a == Action::CancelAttack
                             && let intent::Intent::Attack { defenders, .. } = &item.intent
                         {
-                            self.memory.skip.push((st.turn, st.phase, defenders[0]));
+                            self.memory.skip.push((st.turn, st.phase(), defenders[0]));
                         }
                         self.memory.plan.remove(0);
                         if !persistent {
@@ -337,7 +337,7 @@ impl Bot {
                     }
                     Next::Stuck => {
                         if let intent::Intent::Attack { defenders, .. } = &item.intent {
-                            self.memory.skip.push((st.turn, st.phase, defenders[0]));
+                            self.memory.skip.push((st.turn, st.phase(), defenders[0]));
                         }
                         self.memory.plan.remove(0);
                         if let Some(a) = tidy(st, legal) {
@@ -411,7 +411,7 @@ impl Bot {
         self.memory
             .skip
             .iter()
-            .filter(|(t, ph, _)| *t == p.st.turn && *ph == p.st.phase)
+            .filter(|(t, ph, _)| *t == p.st.turn && *ph == p.st.phase())
             .map(|(_, _, h)| *h)
             .collect()
     }
@@ -472,7 +472,7 @@ pub fn normal_plan(
             .map(|c| c.item(p))
             .collect(),
         Step::LiftOff => one(chinese::lift(p, info, legal)),
-        Step::Over => Vec::new(),
+        Step::Over { .. } => Vec::new(),
     }
 }
 

@@ -137,7 +137,7 @@ pub fn plan(
     // The search's own dice: from the bot's seed and where the game stands, never the game's.
     let st = game.state();
     let mix = (u64::from(st.turn) << 40)
-        ^ ((st.phase as u64) << 32)
+        ^ ((st.phase() as u64) << 32)
         ^ (st.units.iter().filter(|u| u.marks.defended).count() as u64) << 16
         ^ (st.units.iter().filter(|u| u.marks.moved).count() as u64);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ mix.wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -220,7 +220,7 @@ fn playout(
     st.dice = Dice::from_seed(dice);
     let mut g = Game::from_state(searcher.scn.clone(), st);
     let start_turn = g.state().turn;
-    let start_phase = g.state().phase;
+    let start_phase = g.state().phase();
     let mut mine = Bot::playout(
         Level::Normal,
         seed,
@@ -238,7 +238,7 @@ fn playout(
     let mut n = 0;
     while g.result().is_none() && n < PLAYOUT_ACTIONS {
         let st = g.state();
-        if st.turn > start_turn && st.phase == start_phase {
+        if st.turn > start_turn && st.phase() == start_phase {
             break;
         }
         let Some(to_act) = g.to_act() else { break };

@@ -32,11 +32,11 @@ fn game(position: serde_json::Value) -> Game {
 /// Let a bot of `level` play `side` while it is that side's turn in the same phase; every
 /// action must be legal. Returns the events.
 fn play_phase(g: &mut Game, level: Level, side: Side) -> Vec<Event> {
-    let phase = g.state().phase;
+    let phase = g.state().phase();
     let mut bot = Bot::new(level, 11);
     let mut events = Vec::new();
     for _ in 0..500 {
-        if g.to_act() != Some(side) || g.state().phase != phase || g.result().is_some() {
+        if g.to_act() != Some(side) || g.state().phase() != phase || g.result().is_some() {
             break;
         }
         let d = bot.decide(g, side, Budget::Nodes(4)).expect("a decision");
@@ -209,7 +209,7 @@ fn a_hopeless_attack_is_not_made_when_nothing_forces_it_8_2() {
             .any(|e| matches!(e.kind, EventKind::Combat { .. })),
         "no attack at 1-2 out of choice"
     );
-    assert_ne!(g.state().phase, Phase::ChineseCombat);
+    assert_ne!(g.state().phase(), Phase::ChineseCombat);
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn the_cheapest_step_is_lost_8_6() {
         let mut lost = None;
         for _ in 0..200 {
             let Some(side) = g.to_act() else { break };
-            if g.state().phase != Phase::ChineseCombat {
+            if g.state().phase() != Phase::ChineseCombat {
                 break;
             }
             let d = bots[usize::from(side == Side::Chinese)]
@@ -295,7 +295,7 @@ fn the_cheapest_step_is_lost_8_6() {
 fn the_same_seed_gives_the_same_decision_and_plan() {
     let mut g = Game::new(scn(), [3; 32]);
     let mut setup = Bot::new(Level::Normal, 5);
-    while g.state().phase == Phase::AlliedSetup || g.state().phase == Phase::ChineseSetup {
+    while g.state().phase() == Phase::AlliedSetup || g.state().phase() == Phase::ChineseSetup {
         let side = g.to_act().expect("someone");
         let d = setup
             .decide(&g, side, Budget::Nodes(0))

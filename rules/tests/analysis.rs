@@ -24,7 +24,7 @@ fn expressible(game: &Game) -> bool {
     let scn = game.scenario();
     match st.step {
         Step::Move { group: None } => {
-            let mover = siege_rules::state::phasing_side(st.phase);
+            let mover = siege_rules::state::phasing_side(st.phase());
             scn.counters
                 .counters
                 .iter()
@@ -80,7 +80,7 @@ proptest! {
                 // A position has no past: what the game could take back is not on the board.
                 let mut played = game.legal_actions(side);
                 played.retain(|a| *a != Action::Undo);
-                prop_assert_eq!(offered, played, "phase {:?}", game.state().phase);
+                prop_assert_eq!(offered, played, "phase {:?}", game.state().phase());
                 compared += 1;
             }
             let legal = game.legal_actions(side);

@@ -480,7 +480,7 @@ fn expect_after(
         }
     }
     if let Some(want) = e.get("phase") {
-        let got = st.phase.as_str();
+        let got = st.phase().as_str();
         if want.as_str() != Some(got) {
             out.push(format!("phase: expected {want}, engine is in {got}"));
         }

@@ -86,7 +86,7 @@ fn benches(c: &mut Criterion) {
     // A busy mid-game position: turn 4, the Chinese combat step, both armies in contact.
     let busy = play_until(&scn, 7, |g| {
         g.state().turn >= 4
-            && g.state().phase == Phase::ChineseCombat
+            && g.state().phase() == Phase::ChineseCombat
             && g.state().step == Step::Combat
     });
     c.bench_function("legal_actions_busy_chinese_combat", |b| {
@@ -95,7 +95,7 @@ fn benches(c: &mut Criterion) {
     let moving = play_until(&scn, 7, |g| {
         g.state().turn >= 4
             && matches!(g.state().step, Step::Move { group: Some(_) })
-            && g.state().phase == Phase::ChineseMovement
+            && g.state().phase() == Phase::ChineseMovement
     });
     c.bench_function("legal_actions_selected_stack", |b| {
         b.iter(|| black_box(play::legal(moving.scenario(), moving.state())))

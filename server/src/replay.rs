@@ -305,7 +305,7 @@ mod tests {
         for seq in 1..=actions as u64 {
             let Some(side) = game.to_act() else { break };
             let legal = game.legal_actions(side);
-            let action = bot::choose(&mut rng, game.state().phase, &legal)
+            let action = bot::choose(&mut rng, game.state().phase(), &legal)
                 .unwrap()
                 .clone();
             let events = game.apply(side, &action).unwrap();

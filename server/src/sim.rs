@@ -110,7 +110,7 @@ pub fn play_one(
             break;
         };
         let legal = game.legal_actions(side);
-        let phase = game.state().phase;
+        let phase = game.state().phase();
         let Some(action) = bot.choose(&game, &legal).cloned() else {
             violation(
                 report,
@@ -160,7 +160,7 @@ pub fn play_one(
                 let why = format!(
                     "{} at {h} have no Allied combat unit with or beside them (15, R7) after {action:?} in {:?}",
                     scn.counters.get(*u).code,
-                    game.state().phase
+                    game.state().phase()
                 );
                 violation(report, "civilian_escort", why);
             }
@@ -268,7 +268,7 @@ pub fn check(game: &Game) -> Option<String> {
             (Side::Chinese, Loc::Unplaced) => {
                 return Some(format!("Chinese {} is unplaced", c.code));
             }
-            (Side::Allied, Loc::Unplaced) if st.phase != Phase::AlliedSetup => {
+            (Side::Allied, Loc::Unplaced) if st.phase() != Phase::AlliedSetup => {
                 return Some(format!("Allied {} unplaced after setup", c.code));
             }
             _ => {}
@@ -306,7 +306,8 @@ pub fn check(game: &Game) -> Option<String> {
             Some(side) if game.legal_actions(side).is_empty() => {
                 return Some(format!(
                     "no legal action for {side} in {:?} {:?}",
-                    st.phase, st.step
+                    st.phase(),
+                    st.step
                 ));
             }
             _ => {}
@@ -322,7 +323,7 @@ pub fn check(game: &Game) -> Option<String> {
 pub fn unescorted_civilians(game: &Game) -> Vec<(UnitId, Hex)> {
     let scn = game.scenario();
     let st = game.state();
-    if st.phase == Phase::AlliedSetup
+    if st.phase() == Phase::AlliedSetup
         || matches!(&st.step, Step::Move { group: Some(g) } if g.started)
     {
         return Vec::new();
@@ -423,7 +424,8 @@ pub fn check_choice(game: &Game) -> Option<String> {
     if st.pending.is_empty() && !legal.is_empty() && only_ending {
         return Some(format!(
             "the {side} player is asked to end {:?} {:?}, which has nothing to decide and should be skipped",
-            st.phase, st.step
+            st.phase(),
+            st.step
         ));
     }
     None

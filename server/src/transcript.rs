@@ -50,7 +50,7 @@ pub fn tell(
         rows.len()
     );
     let start = replayer.game().state();
-    let (turn, phase) = (start.turn, start.phase);
+    let (turn, phase) = (start.turn, start.phase());
     // The game turn whose heading is written; none during the setup (22).
     let mut headed: Option<u8> = None;
     if is_setup(phase) {
@@ -104,7 +104,8 @@ pub fn tell(
         let _ = writeln!(
             out,
             "\n## Still being played\n\nTurn {}, {}: {to_act} to decide.",
-            state.turn, state.phase
+            state.turn,
+            state.phase()
         );
     }
     Ok(Some(out))
@@ -238,7 +239,7 @@ mod tests {
         for seq in 1..=n as i64 {
             let Some(side) = game.to_act() else { break };
             let legal = game.legal_actions(side);
-            let Some(action) = bot::choose(&mut rng, game.state().phase, &legal) else {
+            let Some(action) = bot::choose(&mut rng, game.state().phase(), &legal) else {
                 break;
             };
             let action = action.clone();

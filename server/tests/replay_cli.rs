@@ -21,7 +21,7 @@ fn published_log(actions: u64) -> GameLog {
     for seq in 1..=actions {
         let Some(side) = game.to_act() else { break };
         let legal = game.legal_actions(side);
-        let action = siege::rules::random::choose(&mut rng, game.state().phase, &legal)
+        let action = siege::rules::random::choose(&mut rng, game.state().phase(), &legal)
             .unwrap()
             .clone();
         let events = game.apply(side, &action).unwrap();

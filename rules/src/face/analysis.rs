@@ -12,8 +12,8 @@ use crate::position::command;
 use crate::position::declaration::Declaration;
 use crate::position::hex_index::HexIndex;
 use crate::position::los;
-use crate::position::state::phasing_side;
 use crate::position::state::{Group, State};
+use crate::position::step_id::StepId;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::UnitId;
@@ -126,17 +126,18 @@ fn reachable(scn: &Scenario, st: &State, board: &HexIndex, id: UnitId) -> Value 
     let Some(hex) = st.unit(id).hex() else {
         return json!({"error": {"code": "off_map", "message": "the unit is not on the map"}});
     };
-    let phase = match (st.phase, c.side) {
-        (p @ (Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement), _)
-            if phasing_side(p) == c.side =>
+    let slot = match (st.slot, c.side) {
+        (s @ (StepId::ChineseMove | StepId::Reaction | StepId::AlliedMove), _)
+            if s.side() == c.side =>
         {
-            p
+            s
         }
-        (_, Side::Chinese) => Phase::ChineseMovement,
-        (_, Side::Allied) => Phase::AlliedMovement,
+        (_, Side::Chinese) => StepId::ChineseMove,
+        (_, Side::Allied) => StepId::AlliedMove,
     };
+    let phase = slot.phase();
     let mut probe = st.clone();
-    probe.phase = phase;
+    probe.go_to(slot, slot.fresh());
     if c.side == Side::Allied {
         command::mark(scn, &mut probe);
     }

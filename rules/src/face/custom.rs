@@ -7,6 +7,7 @@
 use crate::face::game::Game;
 use crate::position::command;
 use crate::position::state::{Fortification, Loc, State, Step};
+use crate::position::step_id::StepId;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::map::Terrain;
 use crate::vocabulary::scenario::Scenario;
@@ -126,8 +127,10 @@ impl Position {
             u.loc = Loc::Eliminated;
         }
         state.turn = self.turn;
-        state.phase = self.phase;
-        state.step = step;
+        let Some(slot) = StepId::find(self.phase, &step) else {
+            unreachable!("the main step of each phase has a slot")
+        };
+        state.go_to(slot, step);
         state.custom_start = true;
         let mut refs: BTreeMap<String, UnitId> = BTreeMap::new();
         for p in &self.units {
@@ -265,7 +268,7 @@ impl Position {
             .collect();
         Position {
             turn: st.turn.clamp(1, 11),
-            phase: st.phase,
+            phase: st.phase(),
             units,
             ruins: st.ruins.clone(),
             fortifications: st.fortifications.clone(),

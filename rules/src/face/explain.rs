@@ -29,7 +29,7 @@ pub fn refusal(scn: &Scenario, st: &State, action: &Action, legal: &[Action]) ->
             format!(
                 "`{}` is not possible now: it is the {} {} step; legal now: {}",
                 action.kind(),
-                st.phase.title(),
+                st.phase().title(),
                 play::step_name(st).replace('_', " "),
                 wanted.into_iter().collect::<Vec<_>>().join(", ")
             ),
@@ -86,7 +86,7 @@ fn by_rule(scn: &Scenario, st: &State, action: &Action) -> Option<RuleError> {
 /// Why a stack in `from` cannot move to `to` (5.1, 6, 7, 18.1).
 fn explain_move(scn: &Scenario, st: &State, from: Hex, to: Hex) -> RuleError {
     let board = HexIndex::of(scn, st);
-    let side = phasing_side(st.phase);
+    let side = phasing_side(st.phase());
     if ground(&scn.map, st, to) == Ground::Canal {
         return RuleError::illegal(
             codes::TERRAIN,
@@ -125,7 +125,7 @@ fn explain_move(scn: &Scenario, st: &State, from: Hex, to: Hex) -> RuleError {
         if let Err(e) = stacking::fits(&board, side, to, points, guns) {
             return e;
         }
-        let left = movement::budget(scn, st, g, st.phase).unwrap_or(0);
+        let left = movement::budget(scn, st, g, st.phase()).unwrap_or(0);
         return RuleError::illegal(
             codes::MOVEMENT_POINTS,
             "5.1",

@@ -15,14 +15,15 @@ use crate::mechanics::{resign, timeout};
 use crate::position::action::Action;
 use crate::position::ctx::Ctx;
 use crate::position::event::Event;
-use crate::position::state::{GameResult, Loc, State, Step};
+use crate::position::state::{GameResult, Loc, State};
 use crate::position::state_hash::HashVersion;
+use crate::position::step_id::StepId;
 use crate::sequence::play;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::error::RuleError;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
-use siege_protocol::{Phase, Side};
+use siege_protocol::Side;
 use std::sync::Arc;
 
 /// A game of Siege at Peking.
@@ -74,11 +75,8 @@ impl Game {
             .collect();
         let state = State {
             turn: 0,
-            phase: Phase::AlliedSetup,
-            step: Step::AlliedSetup {
-                selected: None,
-                area: None,
-            },
+            slot: StepId::AlliedSetup,
+            step: StepId::AlliedSetup.fresh(),
             units,
             ruins: Vec::new(),
             fortifications: Vec::new(),
@@ -95,7 +93,6 @@ impl Game {
             restores_left: 0,
             custom_start: false,
             absent: Vec::new(),
-            result: None,
             dice: Dice::from_seed(seed),
             board: Default::default(),
         };
@@ -185,7 +182,7 @@ impl Game {
 
     /// The result, once the game is over.
     pub fn result(&self) -> Option<&GameResult> {
-        self.state.result.as_ref()
+        self.state.result()
     }
 
     /// Every action `side` may take now: empty for the side not to act and after the end.
@@ -224,7 +221,7 @@ impl Game {
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
     pub fn apply(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
-        if self.state.result.is_some() {
+        if self.state.is_over() {
             return Err(RuleError::GameOver);
         }
         if action.outside_sequence() {
@@ -254,7 +251,7 @@ impl Game {
     /// was not legal shows up as a state-hash mismatch; audits (`siege replay`) use
     /// [`Game::apply`], which checks every action.
     pub fn apply_trusted(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
-        if self.state.result.is_some() {
+        if self.state.is_over() {
             return Err(RuleError::GameOver);
         }
         if action.outside_sequence() {
@@ -366,6 +363,7 @@ mod tests {
     use crate::face::random::Bot;
     use crate::face::testkit::scenario;
     use crate::position::event::EventKind;
+    use siege_protocol::Phase;
 
     fn new_game() -> Game {
         Game::new(scenario(), [5; 32])
@@ -388,7 +386,7 @@ mod tests {
     fn setup_comes_before_the_chinese_entry_and_turn_1_22() {
         let mut game = new_game();
         assert_eq!(
-            (game.state().phase, game.to_act()),
+            (game.state().phase(), game.to_act()),
             (Phase::AlliedSetup, Some(Side::Allied))
         );
         assert!(
@@ -398,14 +396,14 @@ mod tests {
         game.apply(Side::Allied, &Action::DeployDefault).unwrap();
         game.apply(Side::Allied, &Action::EndPhase).unwrap();
         assert_eq!(
-            (game.state().phase, game.to_act()),
+            (game.state().phase(), game.to_act()),
             (Phase::ChineseSetup, Some(Side::Chinese))
         );
         // The default entry brings every unit on and leaves the entry open: the Chinese player
         // ends it, and turn 1 begins.
         game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
         assert_eq!(
-            (game.state().phase, game.to_act()),
+            (game.state().phase(), game.to_act()),
             (Phase::ChineseSetup, Some(Side::Chinese))
         );
         assert_eq!(
@@ -418,7 +416,10 @@ mod tests {
                 .iter()
                 .any(|e| e.kind == EventKind::TurnBegan { turn: 1 })
         );
-        assert_eq!((game.state().turn, game.state().phase), (1, Phase::BigGun));
+        assert_eq!(
+            (game.state().turn, game.state().phase()),
+            (1, Phase::BigGun)
+        );
     }
 
     #[test]

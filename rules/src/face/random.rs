@@ -97,7 +97,7 @@ impl Bot {
                     .unwrap_or(99);
                 1000.0 / f64::from(1 + d).powi(3)
             }
-            _ => self.weight(st.phase, action),
+            _ => self.weight(st.phase(), action),
         }
     }
 

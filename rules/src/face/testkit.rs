@@ -8,6 +8,7 @@ use crate::position::event::Event;
 use crate::position::hex_index::HexIndex;
 use crate::position::state::ground;
 use crate::position::state::{Loc, State};
+use crate::position::step_id::StepId;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::hex::{Direction, Hex};
 use crate::vocabulary::scenario::Scenario;
@@ -217,7 +218,7 @@ impl Kit {
         d
     }
 
-    /// Set the phase and its main step.
+    /// Set the turn, and the step of `phase` whose data is `step`.
     pub fn at(
         &mut self,
         turn: u8,
@@ -225,8 +226,14 @@ impl Kit {
         step: crate::position::state::Step,
     ) {
         self.st.turn = turn;
-        self.st.phase = phase;
-        self.st.step = step;
+        self.set(phase, step);
+    }
+
+    /// Put the position in the step of `phase` whose data is `step` (4).
+    pub fn set(&mut self, phase: siege_protocol::Phase, step: crate::position::state::Step) {
+        let slot = StepId::find(phase, &step)
+            .unwrap_or_else(|| panic!("no step of the {phase:?} phase is a {step:?}"));
+        self.st.go_to(slot, step);
     }
 
     /// Run a piece of the engine on the position and return its events.

@@ -164,7 +164,7 @@ fn describe(scn: &Scenario, before: &State, action: &Action, events: &[Event]) -
             }
         )),
         Action::CancelAttack => Some("cancel the attack".to_string()),
-        Action::EndPhase => Some(format!("end the {}", before.phase.title())),
+        Action::EndPhase => Some(format!("end the {}", before.phase().title())),
         Action::Pass => Some("pass".to_string()),
         _ => None,
     };
@@ -265,7 +265,7 @@ mod tests {
         game.apply(Side::Chinese, &Action::DeployDefault).unwrap();
         assert!(game.legal_actions(Side::Chinese).contains(&Action::Undo));
         game.apply(Side::Chinese, &Action::EndPhase).unwrap();
-        assert_eq!(game.state().phase, Phase::BigGun);
+        assert_eq!(game.state().phase(), Phase::BigGun);
         let place = first(&game, Side::Chinese, "place_gun");
         game.apply(Side::Chinese, &place).unwrap();
         assert!(game.legal_actions(Side::Chinese).contains(&Action::Undo));

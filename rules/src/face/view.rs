@@ -181,8 +181,8 @@ pub fn build(scn: &Scenario, st: &State) -> View {
     });
     View {
         turn: st.turn,
-        phase: st.phase,
-        phase_title: st.phase.title(),
+        phase: st.phase(),
+        phase_title: st.phase().title(),
         step: play::step_name(st),
         to_act: play::to_act(st),
         prompt: play::prompt(scn, st),
@@ -218,7 +218,7 @@ pub fn build(scn: &Scenario, st: &State) -> View {
             detail: p.clone(),
         }),
         last_combat: st.last_combat.clone(),
-        result: st.result.clone(),
+        result: st.result().cloned(),
         custom_start: st.custom_start,
         undo: None,
     }
@@ -229,7 +229,7 @@ fn select_view(scn: &Scenario, st: &State, g: &Group, moving: bool) -> Selection
         units: g.units.clone(),
         hex: g.hex,
         mp_left: if moving {
-            movement::budget(scn, st, g, st.phase)
+            movement::budget(scn, st, g, st.phase())
         } else {
             None
         },

@@ -272,16 +272,18 @@ mod tests {
         let target = kit.hex_at_distance(h, 2);
         kit.place(UnitKind::Boxer, Side::Chinese, target);
         kit.st.turn = 2;
-        kit.st.phase = Phase::AlliedCombat;
-        kit.st.step = Step::Bayonet {
-            group: Some(Group {
-                units: vec![gb, myers],
-                hex: h,
-                spent: 0,
-                started: false,
-                halted: false,
-            }),
-        };
+        kit.set(
+            Phase::AlliedCombat,
+            Step::Bayonet {
+                group: Some(Group {
+                    units: vec![gb, myers],
+                    hex: h,
+                    spent: 0,
+                    started: false,
+                    halted: false,
+                }),
+            },
+        );
         (kit, h, target, gb, myers)
     }
 

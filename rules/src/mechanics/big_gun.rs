@@ -326,8 +326,7 @@ mod tests {
         for _ in 0..k {
             kit.run_value(|ctx| ctx.roll());
         }
-        kit.st.phase = siege_protocol::Phase::BigGun;
-        kit.st.step = Step::BigGunFire { shot: 0 };
+        kit.set(siege_protocol::Phase::BigGun, Step::BigGunFire { shot: 0 });
         kit.st.big_guns = vec![hex("1801"), hex("0120")];
         kit
     }

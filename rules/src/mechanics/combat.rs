@@ -327,7 +327,7 @@ fn targets(
 /// must attack (stops at the first target found).
 pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
     let board = HexIndex::of(scn, st);
-    let side = phasing_side(st.phase);
+    let side = phasing_side(st.phase());
     if !obligations(scn, st, &board, side).is_empty() {
         return false;
     }
@@ -340,7 +340,7 @@ pub fn nothing_to_attack(scn: &Scenario, st: &State) -> bool {
 /// The legal actions of the combat step.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let board = HexIndex::of(scn, st);
-    let side = phasing_side(st.phase);
+    let side = phasing_side(st.phase());
     let Some(d) = &st.declaration else {
         let from = attacker_hexes(scn, st, &board, side);
         for hex in targets(scn, st, &board, side, &from) {
@@ -446,7 +446,7 @@ pub(crate) fn defending_leaders(scn: &Scenario, st: &State, d: &Declaration) -> 
 
 /// Apply a combat-step action (already known to be legal).
 pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
-    let side = phasing_side(ctx.st.phase);
+    let side = phasing_side(ctx.st.phase());
     match action {
         Action::Attack { hex } => ctx.st.declaration = Some(Declaration::new(side, *hex)),
         Action::CancelAttack => ctx.st.declaration = None,
@@ -545,7 +545,7 @@ pub fn defender_leaders_apply(ctx: &mut Ctx<'_>, action: &Action) {
 
 /// The prompt of the combat step.
 pub fn prompt(scn: &Scenario, st: &State) -> String {
-    let side = phasing_side(st.phase);
+    let side = phasing_side(st.phase());
     let board = HexIndex::of(scn, st);
     match &st.declaration {
         None => {
@@ -692,7 +692,7 @@ mod tests {
             legal_now(&kit).contains(&Action::EndPhase),
             "no ZOC reaches into the building"
         );
-        kit.st.phase = Phase::ChineseCombat;
+        kit.set(Phase::ChineseCombat, crate::position::state::Step::Combat);
         assert!(
             !legal_now(&kit).contains(&Action::EndPhase),
             "the Boxers in the open are in the Allied ZOC"

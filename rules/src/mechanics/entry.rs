@@ -360,7 +360,7 @@ pub fn prompt(scn: &Scenario, st: &State, selected: Option<EntryKind>) -> String
         .iter()
         .filter(|c| st.unit(c.id).loc == Loc::OffMap)
         .count();
-    let when = if st.phase == Phase::ChineseSetup {
+    let when = if st.phase() == Phase::ChineseSetup {
         "Chinese entry (22)"
     } else {
         "Chinese units enter (19, 22)"
@@ -453,10 +453,12 @@ mod tests {
     #[test]
     fn entry_is_on_map_edge_hexes_only_22() {
         let mut kit = Kit::new();
-        kit.st.phase = Phase::ChineseSetup;
-        kit.st.step = Step::Entry {
-            selected: Some(EntryKind::Boxer),
-        };
+        kit.set(
+            Phase::ChineseSetup,
+            Step::Entry {
+                selected: Some(EntryKind::Boxer),
+            },
+        );
         let mut out = Vec::new();
         legal(&kit.scn, &kit.st, Some(EntryKind::Boxer), &mut out);
         let hexes: Vec<Hex> = out
@@ -505,8 +507,7 @@ mod tests {
     #[test]
     fn the_default_entry_brings_every_unit_on_22() {
         let mut kit = Kit::new();
-        kit.st.phase = Phase::ChineseSetup;
-        kit.st.step = Step::Entry { selected: None };
+        kit.set(Phase::ChineseSetup, Step::Entry { selected: None });
         kit.run(deploy_default);
         assert!(!any_waiting(&kit.scn, &kit.st));
         let board = kit.board();
@@ -535,10 +536,12 @@ mod tests {
     fn boxers_selected() -> Kit {
         let mut kit = Kit::new();
         kit.deploy_allies();
-        kit.st.phase = Phase::ChineseSetup;
-        kit.st.step = Step::Entry {
-            selected: Some(EntryKind::Boxer),
-        };
+        kit.set(
+            Phase::ChineseSetup,
+            Step::Entry {
+                selected: Some(EntryKind::Boxer),
+            },
+        );
         kit
     }
 
@@ -664,7 +667,7 @@ mod tests {
         );
         // Every unit is on, but the entry stays open until the Chinese player ends it.
         assert!(!any_waiting(&game.scenario().clone(), game.state()));
-        assert_eq!(game.state().phase, Phase::ChineseSetup);
+        assert_eq!(game.state().phase(), Phase::ChineseSetup);
         assert_eq!(game.to_act(), Some(Side::Chinese));
     }
 }

@@ -56,7 +56,7 @@ pub fn can_build(scn: &Scenario, st: &State, side: Side, hex: Hex) -> bool {
 
 /// The hexes the phasing side may fortify, and passing.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
-    let side = phasing_side(st.phase);
+    let side = phasing_side(st.phase());
     if left(scn, st, side) > 0 {
         let mut hexes: Vec<Hex> = scn
             .counters
@@ -82,7 +82,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
     let Action::Fortify { hex } = action else {
         return;
     };
-    let side = phasing_side(ctx.st.phase);
+    let side = phasing_side(ctx.st.phase());
     let f = Fortification {
         hex: *hex,
         built_by: side,
@@ -145,11 +145,13 @@ mod tests {
     fn units_that_entered_this_turn_may_not_fortify_13_r7() {
         let mut kit = Kit::open();
         kit.st.turn = 3;
-        kit.st.phase = siege_protocol::Phase::ChineseMovement;
         let edge = crate::face::testkit::hex("0120");
-        kit.st.step = crate::position::state::Step::Entry {
-            selected: Some(crate::position::state::EntryKind::Boxer),
-        };
+        kit.set(
+            siege_protocol::Phase::ChineseMovement,
+            crate::position::state::Step::Entry {
+                selected: Some(crate::position::state::EntryKind::Boxer),
+            },
+        );
         kit.run(|ctx| {
             crate::mechanics::entry::apply(
                 ctx,

@@ -154,7 +154,7 @@ pub fn movable(
 
 /// Whether any unit of the side moving may still be selected in this phase.
 pub fn anyone_movable(scn: &Scenario, st: &State) -> bool {
-    let phase = st.phase;
+    let phase = st.phase();
     let side = phasing_side(phase);
     let board = (phase == Phase::AlliedReaction).then(|| HexIndex::of(scn, st));
     scn.counters
@@ -221,7 +221,7 @@ pub fn destinations(
 
 /// The legal actions of a movement step.
 pub fn legal(scn: &Scenario, st: &State, group: Option<&Group>, out: &mut Vec<Action>) {
-    let phase = st.phase;
+    let phase = st.phase();
     let side = phasing_side(phase);
     // Selecting needs the board only to keep reacting units in enemy ZOC (6).
     let needs_board = group.is_some() || phase == Phase::AlliedReaction;
@@ -300,7 +300,7 @@ pub fn why_not_select(
 
 /// Apply a movement action (already known to be legal).
 pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
-    let phase = ctx.st.phase;
+    let phase = ctx.st.phase();
     let side = phasing_side(phase);
     match action {
         Action::SelectUnit { unit } => {
@@ -413,7 +413,10 @@ pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: 
 
 /// The selected stack stops: its units have moved for this phase.
 pub fn stop(ctx: &mut Ctx<'_>) {
-    let full = matches!(ctx.st.phase, Phase::ChineseMovement | Phase::AlliedMovement);
+    let full = matches!(
+        ctx.st.phase(),
+        Phase::ChineseMovement | Phase::AlliedMovement
+    );
     if let Step::Move { group } = &mut ctx.st.step
         && let Some(g) = group.take()
         && g.started
@@ -428,7 +431,7 @@ pub fn stop(ctx: &mut Ctx<'_>) {
 
 /// The prompt of a movement step.
 pub fn prompt(scn: &Scenario, st: &State, group: Option<&Group>) -> String {
-    let phase = st.phase;
+    let phase = st.phase();
     match group {
         None => match phase {
             Phase::AlliedReaction => "Allied reaction: select units to move up to half their allowance, or end the phase (4, 6).".into(),
@@ -468,7 +471,7 @@ mod tests {
     }
 
     fn dests(kit: &Kit, side: Side, g: &Group) -> Vec<(Hex, u8)> {
-        destinations(&kit.scn, &kit.st, &kit.board(), side, g, kit.st.phase)
+        destinations(&kit.scn, &kit.st, &kit.board(), side, g, kit.st.phase())
     }
 
     fn cost_to(kit: &Kit, side: Side, g: &Group, to: Hex) -> Option<u8> {

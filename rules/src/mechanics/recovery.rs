@@ -113,14 +113,13 @@ fn roll(ctx: &mut Ctx<'_>, u: UnitId) {
 mod tests {
     use super::*;
     use crate::face::testkit::Kit;
-    use crate::sequence::steps::StepId as StepIdOf;
+    use crate::position::step_id::StepId;
 
     /// Turn 3's recovery step with the reduced British 1 and Dr Poole in the hospital.
     fn hospital() -> (Kit, UnitId) {
         let mut kit = Kit::new();
         kit.st.turn = 3;
-        kit.st.phase = siege_protocol::Phase::BigGun;
-        kit.st.step = Step::Recovery { rolled: 0 };
+        kit.set(siege_protocol::Phase::BigGun, Step::Recovery { rolled: 0 });
         let h = kit.scn.map.hospital()[0];
         let gb = kit.put("gb1", h);
         kit.st.unit_mut(gb).reduced = true;
@@ -180,8 +179,8 @@ mod tests {
             game.apply(siege_protocol::Side::Allied, &choice).unwrap();
         }
         assert_ne!(
-            StepIdOf::of(game.state()),
-            Some(StepIdOf::Recovery),
+            game.state().slot,
+            StepId::Recovery,
             "three attempts a turn at most"
         );
     }

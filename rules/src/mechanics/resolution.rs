@@ -140,7 +140,7 @@ fn apply_result(
     if adjacent.is_empty() && matches!(result, CrtResult::AR | CrtResult::AL1 | CrtResult::AE) {
         ctx.emit(
             EventKind::Skipped {
-                phase: ctx.st.phase,
+                phase: ctx.st.phase(),
                 step: "adverse_result".into(),
             },
             "Ranged fire alone takes no adverse result (8.1.1)".into(),

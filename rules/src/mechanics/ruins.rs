@@ -16,7 +16,7 @@ pub fn place(ctx: &mut Ctx<'_>, hex: Hex, cause: &str) {
     if ctx.st.ruins.len() >= usize::from(ctx.scn.counters.markers.ruins) {
         ctx.emit(
             EventKind::Skipped {
-                phase: ctx.st.phase,
+                phase: ctx.st.phase(),
                 step: "ruin".into(),
             },
             format!("No ruin marker is left for {hex} (17, R5)"),

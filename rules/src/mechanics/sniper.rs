@@ -104,8 +104,10 @@ mod tests {
         let h = kit.some_clear_hex_where(|k, h| k.open_around(h, 3));
         let myers = kit.put("myers", h);
         kit.place(UnitKind::Boxer, Side::Chinese, kit.hex_at_distance(h, 2));
-        kit.st.phase = siege_protocol::Phase::Sniper;
-        kit.st.step = crate::position::state::Step::Sniper;
+        kit.set(
+            siege_protocol::Phase::Sniper,
+            crate::position::state::Step::Sniper,
+        );
         let events = kit.run(|ctx| apply(ctx, &Action::Snipe { leader: myers }));
         let EventKind::Sniper { die, hit, .. } = events[0].kind else {
             panic!()

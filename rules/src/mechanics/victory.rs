@@ -7,12 +7,12 @@
 use crate::mechanics::civilians;
 use crate::position::ctx::{Ctx, plural};
 use crate::position::event::EventKind;
-use crate::position::state::{GameResult, Loc, State, Step};
+use crate::position::state::{GameResult, Loc, State};
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::map::VictoryKind;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::UnitKind;
-use siege_protocol::{Phase, Side};
+use siege_protocol::Side;
 
 /// A unit of `side` enters or passes through `hex`: it takes control of a victory hex (21).
 pub fn enter(ctx: &mut Ctx<'_>, side: Side, hex: Hex) {
@@ -73,7 +73,7 @@ pub fn primary_needed(scn: &Scenario, st: &State) -> usize {
 
 /// Check the instant Chinese victories (21); ends the game if one has happened.
 pub fn check_instant(ctx: &mut Ctx<'_>) {
-    if ctx.st.result.is_some() || ctx.st.turn == 0 {
+    if ctx.st.is_over() || ctx.st.turn == 0 {
         return;
     }
     let (held, _) = chinese_held(ctx.scn, ctx.st);
@@ -105,7 +105,7 @@ pub fn check_instant(ctx: &mut Ctx<'_>) {
 
 /// The end of turn 11: the Chinese win with every primary hex, otherwise the Allies (21).
 pub fn check_final(ctx: &mut Ctx<'_>) {
-    if ctx.st.result.is_some() {
+    if ctx.st.is_over() {
         return;
     }
     let (_, primary) = chinese_held(ctx.scn, ctx.st);
@@ -126,13 +126,11 @@ pub fn check_final(ctx: &mut Ctx<'_>) {
 
 /// End the game: `winner` wins for `reason` (a short stable key), said in `text`.
 pub fn finish(ctx: &mut Ctx<'_>, winner: Side, reason: &str, text: String) {
-    ctx.st.result = Some(GameResult {
+    ctx.st.end(GameResult {
         winner,
         reason: reason.to_string(),
         text: text.clone(),
     });
-    ctx.st.phase = Phase::GameOver;
-    ctx.st.step = Step::Over;
     ctx.st.pending.clear();
     ctx.st.declaration = None;
     ctx.emit(
@@ -170,10 +168,10 @@ mod tests {
         kit.st.turn = 2;
         kit.run(|ctx| enter(ctx, Side::Chinese, hex("3012")));
         kit.run(check_instant);
-        assert!(kit.st.result.is_none());
+        assert!(!kit.st.is_over());
         kit.run(|ctx| enter(ctx, Side::Chinese, hex("2208")));
         kit.run(check_instant);
-        let r = kit.st.result.clone().unwrap();
+        let r = kit.st.result().cloned().unwrap();
         assert_eq!(
             (r.winner, r.reason.as_str()),
             (Side::Chinese, "victory_hexes")
@@ -202,14 +200,14 @@ mod tests {
             kit.run(|ctx| enter(ctx, Side::Chinese, hex(h)));
         }
         kit.run(check_final);
-        assert_eq!(kit.st.result.clone().unwrap().winner, Side::Allied);
+        assert_eq!(kit.st.result().cloned().unwrap().winner, Side::Allied);
         let mut kit = Kit::new();
         kit.st.turn = 11;
         for h in ["0914", "1618", "1227", "1228", "1726", "2019", "2020"] {
             kit.run(|ctx| enter(ctx, Side::Chinese, hex(h)));
         }
         kit.run(check_final);
-        assert_eq!(kit.st.result.clone().unwrap().reason, "primary_hexes");
+        assert_eq!(kit.st.result().cloned().unwrap().reason, "primary_hexes");
     }
 
     #[test]
@@ -218,7 +216,7 @@ mod tests {
         kit.st.turn = 3;
         kit.put("civ1", hex("2019"));
         kit.run(check_instant);
-        assert_eq!(kit.st.result.clone().unwrap().reason, "annihilation");
+        assert_eq!(kit.st.result().cloned().unwrap().reason, "annihilation");
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub mod los;
 pub mod pending;
 pub mod stacking;
 pub mod state;
+pub mod state_form;
 pub mod state_hash;
+pub mod step_id;
 pub mod walls;
 pub mod zoc;

@@ -7,6 +7,7 @@ use crate::position::combat_report::CombatReport;
 use crate::position::declaration::Declaration;
 use crate::position::hex_index::BoardMemo;
 use crate::position::pending::Pending;
+use crate::position::step_id::StepId;
 use crate::vocabulary::dice::Dice;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::map::Map;
@@ -97,6 +98,18 @@ pub struct GameResult {
     pub text: String,
 }
 
+impl GameResult {
+    /// A result not yet known: what an `over` step is read as before its state's own `result`
+    /// fills it in (`position/state_form.rs`).
+    pub fn unknown() -> GameResult {
+        GameResult {
+            winner: Side::Allied,
+            reason: String::new(),
+            text: String::new(),
+        }
+    }
+}
+
 /// A group of units moving together (5): selected in one hex, moving as one stack.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Group {
@@ -119,7 +132,9 @@ pub enum EntryKind {
     Imperial,
 }
 
-/// The main decision of the current phase when no interruption is pending.
+/// The data of the step the game is in (its slot is [`State::slot`]): the main decision of
+/// the phase when no interruption is pending. Several slots share a shape (every movement step
+/// is a `Move`); the variants' order and names are part of the state's serialized form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "step")]
 pub enum Step {
@@ -158,16 +173,24 @@ pub enum Step {
     Combat,
     /// Chinese units lifted off the map at the end of the turn (22).
     LiftOff,
-    /// The game is over.
-    Over,
+    /// The game is over, and how it ended (21). The result is serialized as the state's
+    /// `result`, not inside the step.
+    Over {
+        #[serde(skip, default = "GameResult::unknown")]
+        result: GameResult,
+    },
 }
 
-/// The whole changing state of a game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The whole changing state of a game. Its serialized form (what is hashed and stored) is
+/// [`StateForm`]: the phase, the step and the result as separate fields, as games have always
+/// been stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     /// Game turn 1–11 (0 during setup).
     pub turn: u8,
-    pub phase: Phase,
+    /// The step of the sequence of play the game is in (which gives its phase), or its end.
+    pub slot: StepId,
+    /// The data of that step; `Step::Over` holds the result once the game is over.
     pub step: Step,
     /// Indexed by [`UnitId`].
     pub units: Vec<UnitState>,
@@ -199,21 +222,46 @@ pub struct State {
     /// Reduced Boxers the Chinese may still restore this turn (19).
     pub restores_left: u8,
     /// The game started from a custom position (analysis board), not the setup of 22.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub custom_start: bool,
     /// Units a custom position left out: off the board for good, but neither lost civilians
     /// (15) nor part of the Chinese replacement pool (19). Sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<UnitId>,
-    pub result: Option<GameResult>,
     pub dice: Dice,
     /// The per-hex board last built for this position (`position/hex_index.rs`): a cache,
     /// not part of the position — never serialized or hashed, equal in every comparison.
-    #[serde(skip)]
     pub board: BoardMemo,
 }
 
 impl State {
+    /// The phase the game is in (4), from its step's slot.
+    pub fn phase(&self) -> Phase {
+        self.slot.phase()
+    }
+
+    /// How the game ended; `None` while it goes on.
+    pub fn result(&self) -> Option<&GameResult> {
+        match &self.step {
+            Step::Over { result } => Some(result),
+            _ => None,
+        }
+    }
+
+    /// Whether the game is over (21).
+    pub fn is_over(&self) -> bool {
+        self.result().is_some()
+    }
+
+    /// Put the game in step `slot` with the step's data `step`.
+    pub fn go_to(&mut self, slot: StepId, step: Step) {
+        self.slot = slot;
+        self.step = step;
+    }
+
+    /// End the game with `result`: its last step (21).
+    pub fn end(&mut self, result: GameResult) {
+        self.go_to(StepId::Over, Step::Over { result });
+    }
+
     /// The state of unit `id`.
     pub fn unit(&self, id: UnitId) -> &UnitState {
         &self.units[id.index()]

@@ -96,7 +96,8 @@ pub fn encode_compact(state: &State, out: &mut Vec<u8>) {
     // Every field, named: a field added to State does not compile here until it is encoded.
     let State {
         turn,
-        phase,
+        // The slot is written as its phase; the step as its data.
+        slot: _,
         step,
         units,
         ruins,
@@ -114,14 +115,13 @@ pub fn encode_compact(state: &State, out: &mut Vec<u8>) {
         restores_left,
         custom_start,
         absent,
-        result,
         dice,
         // A cache of the board, not part of the position.
         board: _,
     } = state;
     let mut c = Compact { out };
     c.put(turn);
-    c.put(phase);
+    c.put(&state.phase());
     c.put(step);
     uint(c.out, units.len() as u128);
     for unit in units {
@@ -142,7 +142,7 @@ pub fn encode_compact(state: &State, out: &mut Vec<u8>) {
     c.put(restores_left);
     c.put(custom_start);
     c.put(absent);
-    c.put(result);
+    c.put(&state.result());
     c.put(dice);
 }
 
@@ -601,6 +601,8 @@ mod tests {
     use crate::face::game::Game;
     use crate::face::random::Bot;
     use crate::face::testkit::scenario;
+    use crate::position::state::{GameResult, Step};
+    use crate::position::step_id::StepId;
 
     fn compact(st: &State) -> Vec<u8> {
         let mut out = Vec::new();
@@ -662,30 +664,29 @@ mod tests {
     #[test]
     fn every_field_of_the_state_is_in_the_encoding() {
         let all = states(5, 400);
-        let base = all.last().unwrap().clone();
+        let mut base = all.last().unwrap().clone();
+        base.go_to(StepId::AlliedMove, Step::Move { group: None });
         let before = compact(&base);
+        fn result(text: &str) -> GameResult {
+            GameResult {
+                winner: siege_protocol::Side::Allied,
+                reason: "held_out".into(),
+                text: text.into(),
+            }
+        }
         let hex: Hex = "1512".parse().unwrap();
         let changes: Vec<Change> = vec![
             ("turn", Box::new(|s| s.turn += 1)),
             (
+                // The same data in the step of another phase: the Allied reaction, not the
+                // Allied movement.
                 "phase",
-                Box::new(|s| {
-                    s.phase = if s.phase == siege_protocol::Phase::Sniper {
-                        siege_protocol::Phase::BigGun
-                    } else {
-                        siege_protocol::Phase::Sniper
-                    }
-                }),
+                Box::new(|s| s.slot = StepId::Reaction),
             ),
             (
+                // Another step of the same phase.
                 "step",
-                Box::new(|s| {
-                    s.step = if s.step == crate::position::state::Step::Mines {
-                        crate::position::state::Step::Sniper
-                    } else {
-                        crate::position::state::Step::Mines
-                    }
-                }),
+                Box::new(|s| s.go_to(StepId::Attrition, Step::Attrition)),
             ),
             (
                 "units.loc",
@@ -750,14 +751,9 @@ mod tests {
                 Box::new(|s| s.absent.push(crate::vocabulary::units::UnitId(2))),
             ),
             (
+                // A result, and (below) another result.
                 "result",
-                Box::new(|s| {
-                    s.result = Some(crate::position::state::GameResult {
-                        winner: siege_protocol::Side::Allied,
-                        reason: "held_out".into(),
-                        text: "t".into(),
-                    })
-                }),
+                Box::new(|s| s.end(result("t"))),
             ),
             (
                 "dice",
@@ -792,6 +788,10 @@ mod tests {
                 hash(&base, HashVersion::Compact)
             );
         }
+        let (mut one, mut other) = (base.clone(), base);
+        one.end(result("t"));
+        other.end(result("u"));
+        assert_ne!(compact(&one), compact(&other), "the result is encoded");
     }
 
     /// Marks left out of a struct still say which ones: one mark set is not another.

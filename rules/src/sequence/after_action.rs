@@ -759,7 +759,7 @@ mod tests {
         });
         over && game
             .state()
-            .result
+            .result()
             .as_ref()
             .is_some_and(|r| r.winner == Side::Chinese && r.reason == reason)
     }
@@ -782,7 +782,7 @@ mod tests {
         let mut game = kit.game();
         let events = chinese_attack(&mut game, v, &boxers);
         assert_eq!(result(&events), Some(CrtResult::DE));
-        assert_eq!(game.state().result, None, "four are not enough in turn 5");
+        assert_eq!(game.state().result(), None, "four are not enough in turn 5");
         let events = act(
             &mut game,
             Side::Chinese,
@@ -816,7 +816,7 @@ mod tests {
         }
         let events = act(&mut game, Side::Allied, Action::Resolve);
         assert_eq!(result(&events), Some(CrtResult::DR));
-        assert_eq!(game.state().result, None);
+        assert_eq!(game.state().result(), None);
         let events = act(&mut game, Side::Chinese, Action::Retreat { to: v });
         assert_eq!(game.state().unit(bx).loc, Loc::Map(v));
         assert!(won(&game, &events, "victory_hexes"), "{events:?}");

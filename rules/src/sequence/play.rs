@@ -10,9 +10,10 @@ use crate::position::command;
 use crate::position::ctx::Ctx;
 use crate::position::event::EventKind;
 use crate::position::state::{State, Step, phasing_side};
+use crate::position::step_id::StepId;
 use crate::sequence::after_action;
 use crate::sequence::interruptions;
-use crate::sequence::steps::{StepDef, StepId, TURN};
+use crate::sequence::steps::StepDef;
 use crate::vocabulary::error::RuleError;
 use crate::vocabulary::scenario::{LAST_TURN, Scenario};
 use siege_protocol::{Phase, Side};
@@ -21,48 +22,42 @@ use siege_protocol::{Phase, Side};
 /// about 2,500 decisions and one action settles in a few dozen rounds at most.
 pub const SETTLE_LIMIT: usize = 10_000;
 
-/// The step the state is in and its descriptor; `None` once the game is over.
-fn current(st: &State) -> Option<(StepId, StepDef)> {
-    if st.result.is_some() {
-        return None;
-    }
-    StepId::of(st).map(|id| (id, id.def()))
+/// The descriptor of the step the state is in; `None` once the game is over.
+fn current(st: &State) -> Option<StepDef> {
+    (!st.is_over()).then(|| st.slot.def())
 }
 
 /// The side whose decision it is; `None` once the game is over.
 pub fn to_act(st: &State) -> Option<Side> {
-    if st.result.is_some() {
+    if st.is_over() {
         return None;
     }
     match st.pending.first() {
         Some(p) => Some(p.side()),
-        None => current(st).map(|(_, def)| def.side()),
+        None => Some(st.slot.side()),
     }
 }
 
 /// The legal actions of the side to act.
 pub fn legal(scn: &Scenario, st: &State) -> Vec<Action> {
     let mut out = Vec::new();
-    if st.result.is_some() {
+    if st.is_over() {
         return out;
     }
     if let Some(p) = st.pending.first() {
         interruptions::legal(scn, st, p, &mut out);
-    } else if let Some((_, def)) = current(st) {
-        (def.legal)(scn, st, &mut out);
+    } else {
+        (st.slot.def().legal)(scn, st, &mut out);
     }
     out
 }
 
 /// What the side to act is asked, in words.
 pub fn prompt(scn: &Scenario, st: &State) -> String {
-    if let Some(r) = &st.result {
-        return format!("Game over. {}", r.text);
+    match st.pending.first() {
+        Some(p) if !st.is_over() => interruptions::prompt(scn, p),
+        _ => (st.slot.def().prompt)(scn, st),
     }
-    if let Some(p) = st.pending.first() {
-        return interruptions::prompt(scn, p);
-    }
-    current(st).map_or_else(String::new, |(_, def)| (def.prompt)(scn, st))
 }
 
 /// The wire name of the state's step (`move`, `big_gun_fire`, …): serde's name for it, so
@@ -84,7 +79,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) -> Result<(), RuleError> {
             ctx.st.declaration = None;
         }
         next_step(ctx);
-    } else if let Some((_, def)) = current(ctx.st) {
+    } else if let Some(def) = current(ctx.st) {
         (def.apply)(ctx, action);
         if std::mem::take(&mut ctx.step_done) {
             next_step(ctx);
@@ -103,11 +98,11 @@ pub fn settle(ctx: &mut Ctx<'_>) -> Result<(), RuleError> {
 /// [`settle`] with the bound given: at most `limit` rounds, then [`RuleError::Runaway`].
 fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
     for _ in 0..limit {
-        if ctx.st.result.is_some() {
+        if ctx.st.is_over() {
             return Ok(());
         }
         after_action::run(ctx);
-        if ctx.st.result.is_some() {
+        if ctx.st.is_over() {
             return Ok(());
         }
         if !ctx.st.pending.is_empty() {
@@ -121,7 +116,7 @@ fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
             }
             return Ok(());
         }
-        let Some((_, def)) = current(ctx.st) else {
+        let Some(def) = current(ctx.st) else {
             return Ok(());
         };
         if (def.done)(ctx.scn, ctx.st) {
@@ -129,7 +124,7 @@ fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
             continue;
         }
         if nothing_to_decide(ctx.scn, ctx.st) {
-            let phase = ctx.st.phase;
+            let phase = ctx.st.phase();
             let step = step_name(ctx.st);
             let text = format!(
                 "{}: nothing to decide in the {} step",
@@ -147,7 +142,7 @@ fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
 
 /// Whether the only legal action of the current step is to end it (`end_phase` or `pass`).
 pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
-    let Some((_, def)) = current(st) else {
+    let Some(def) = current(st) else {
         return false;
     };
     (def.idle)(scn, st).unwrap_or_else(|| {
@@ -159,12 +154,10 @@ pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
 
 /// Move on to the next step of the sequence of play, or end the turn after the last.
 pub fn next_step(ctx: &mut Ctx<'_>) {
-    let Some(id) = StepId::of(ctx.st) else {
-        return;
-    };
-    match id {
+    match ctx.st.slot {
+        StepId::Over => {}
         StepId::ChineseSetup => begin_turn(ctx, 1),
-        _ => match id.next() {
+        slot => match slot.next() {
             Some(next) => enter(ctx, next),
             None => end_turn(ctx),
         },
@@ -172,14 +165,12 @@ pub fn next_step(ctx: &mut Ctx<'_>) {
 }
 
 /// Enter a step: its phase begins if it is a new one, then the step's own beginning.
-fn enter(ctx: &mut Ctx<'_>, id: StepId) {
-    let def = id.def();
-    if def.phase != ctx.st.phase {
-        begin_phase(ctx, def.phase);
+fn enter(ctx: &mut Ctx<'_>, slot: StepId) {
+    if slot.phase() != ctx.st.phase() {
+        begin_phase(ctx, slot.phase());
     }
-    ctx.st.phase = def.phase;
-    ctx.st.step = (def.fresh)();
-    (def.begin)(ctx);
+    ctx.st.go_to(slot, slot.fresh());
+    (slot.def().begin)(ctx);
 }
 
 /// What happens as a phase begins: it is announced, and the marks it resets are reset.
@@ -234,7 +225,7 @@ pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
         format!("Game turn {turn} of 11 begins (20)"),
     );
     replacements::arrive(ctx);
-    enter(ctx, TURN[0]);
+    enter(ctx, StepId::TURN_BEGINS);
 }
 
 /// The end of a turn: after turn 11 the game ends (20, 21); otherwise the next turn begins.

@@ -1,8 +1,8 @@
-//! The steps of the sequence of play (4, 20, 22), one descriptor each: the phase a step belongs
-//! to, who decides it, its data when it begins, what happens as it begins, its legal actions,
-//! how it applies one, its prompt, and when it ends by itself. Adding a step is one new
-//! [`StepId`], one place in [`TURN`] and one arm of [`StepId::def`]; the rest of the engine reads
-//! the descriptor.
+//! The steps of the sequence of play (4, 20, 22), one descriptor each: who decides it, what
+//! happens as it begins, its legal actions, how it applies one, its prompt, and when it ends by
+//! itself. Where a step stands — its slot, its phase and its data as it begins — is its row in
+//! `position/step_id.rs`; the state keeps the slot. Adding a step is that row and one arm of
+//! [`StepId::def`]; the rest of the engine reads the two.
 //!
 //! A game turn is Big Gun (hospital recovery, placing and firing the guns), Chinese movement
 //! (mines, restored Boxers, entries, movement), Allied reaction, the sniper, Chinese combat
@@ -17,57 +17,10 @@ use crate::mechanics::{
 use crate::position::action::Action;
 use crate::position::ctx::{Ctx, names};
 use crate::position::state::{State, Step, phasing_side};
+use crate::position::step_id::StepId;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
-use siege_protocol::{Phase, Side};
-
-/// A step of the sequence of play. The state holds it as its phase and its step's data
-/// ([`Step`]); [`StepId::of`] reads it from the two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum StepId {
-    AlliedSetup,
-    ChineseSetup,
-    Recovery,
-    BigGunPlace,
-    BigGunFire,
-    Mines,
-    Restore,
-    ChineseEntry,
-    ChineseMove,
-    Reaction,
-    Sniper,
-    ChineseFortify,
-    Withdrawal,
-    ChineseCombat,
-    Attrition,
-    AlliedMove,
-    AlliedFortify,
-    Bayonet,
-    AlliedCombat,
-    LiftOff,
-}
-
-/// The steps of a game turn in order (4).
-pub const TURN: [StepId; 18] = [
-    StepId::Recovery,
-    StepId::BigGunPlace,
-    StepId::BigGunFire,
-    StepId::Mines,
-    StepId::Restore,
-    StepId::ChineseEntry,
-    StepId::ChineseMove,
-    StepId::Reaction,
-    StepId::Sniper,
-    StepId::ChineseFortify,
-    StepId::Withdrawal,
-    StepId::ChineseCombat,
-    StepId::Attrition,
-    StepId::AlliedMove,
-    StepId::AlliedFortify,
-    StepId::Bayonet,
-    StepId::AlliedCombat,
-    StepId::LiftOff,
-];
+use siege_protocol::Side;
 
 /// Which player decides a step: the one whose phase it is, or the other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,12 +29,10 @@ pub enum Decider {
     Opponent,
 }
 
-/// Everything about one step of the sequence of play.
+/// Everything about one step of the sequence of play but its place (its phase and its
+/// starting data, in `position/step_id.rs`).
 pub struct StepDef {
-    pub phase: Phase,
     pub decider: Decider,
-    /// The step's data as it begins.
-    pub fresh: fn() -> Step,
     /// What happens as the step begins, before anyone decides.
     pub begin: fn(&mut Ctx<'_>),
     /// The legal actions of the step's decision (`end_phase` and `pass` included).
@@ -95,17 +46,6 @@ pub struct StepDef {
     pub idle: fn(&Scenario, &State) -> Option<bool>,
     /// The step's work is done and it ends by itself (the eighth gunshot, the last recovery).
     pub done: fn(&Scenario, &State) -> bool,
-}
-
-impl StepDef {
-    /// The side that decides the step.
-    pub fn side(&self) -> Side {
-        let phasing = phasing_side(self.phase);
-        match self.decider {
-            Decider::Phasing => phasing,
-            Decider::Opponent => phasing.other(),
-        }
-    }
 }
 
 fn nothing(_: &mut Ctx<'_>) {}
@@ -138,11 +78,9 @@ pub fn next_shot(st: &State) -> Option<(usize, Hex, usize)> {
         .map(|hex| (gun, *hex, usize::from(shot) % big_gun::SHOTS))
 }
 
-fn move_step(phase: Phase) -> StepDef {
+fn move_step() -> StepDef {
     StepDef {
-        phase,
         decider: Decider::Phasing,
-        fresh: || Step::Move { group: None },
         begin: nothing,
         legal: |scn, st, out| movement::legal(scn, st, group(st), out),
         apply: movement::apply,
@@ -156,18 +94,16 @@ fn move_step(phase: Phase) -> StepDef {
     }
 }
 
-fn fortify_step(phase: Phase) -> StepDef {
+fn fortify_step() -> StepDef {
     StepDef {
-        phase,
         decider: Decider::Phasing,
-        fresh: || Step::Fortify,
         begin: nothing,
         legal: fortifications::legal,
         apply: fortifications::apply,
         prompt: |scn, st| {
             format!(
                 "Build fortifications under unmoved stacks in clear or ruined hexes, or pass ({} left) (13).",
-                fortifications::left(scn, st, phasing_side(st.phase))
+                fortifications::left(scn, st, phasing_side(st.phase()))
             )
         },
         idle: list_them,
@@ -175,11 +111,9 @@ fn fortify_step(phase: Phase) -> StepDef {
     }
 }
 
-fn combat_step(phase: Phase) -> StepDef {
+fn combat_step() -> StepDef {
     StepDef {
-        phase,
         decider: Decider::Phasing,
-        fresh: || Step::Combat,
         begin: nothing,
         legal: combat::legal,
         apply: combat::apply,
@@ -198,61 +132,27 @@ fn selected_entry(st: &State) -> Option<crate::position::state::EntryKind> {
     }
 }
 
-fn entry_step(phase: Phase) -> StepDef {
+fn entry_step() -> StepDef {
     StepDef {
-        phase,
         decider: Decider::Phasing,
-        fresh: || Step::Entry { selected: None },
         begin: nothing,
         legal: |scn, st, out| entry::legal(scn, st, selected_entry(st), out),
         apply: entry::apply,
         prompt: |scn, st| entry::prompt(scn, st, selected_entry(st)),
         // The Chinese setup ends only when the Chinese player ends it, every unit entered or
         // not (22): the default entry leaves room to look it over and take it back.
-        idle: |scn, st| Some(st.phase != Phase::ChineseSetup && !entry::any_waiting(scn, st)),
+        idle: |scn, st| Some(st.slot != StepId::ChineseSetup && !entry::any_waiting(scn, st)),
         done: never,
     }
 }
 
 impl StepId {
-    /// The step a state is in, read from its phase and its step's data; `None` once the game
-    /// is over.
-    pub fn of(st: &State) -> Option<StepId> {
-        use StepId as S;
-        Some(match (st.phase, &st.step) {
-            (_, Step::Over) => return None,
-            (_, Step::AlliedSetup { .. }) => S::AlliedSetup,
-            (Phase::ChineseSetup, Step::Entry { .. }) => S::ChineseSetup,
-            (_, Step::Entry { .. }) => S::ChineseEntry,
-            (_, Step::Recovery { .. }) => S::Recovery,
-            (_, Step::BigGunPlace) => S::BigGunPlace,
-            (_, Step::BigGunFire { .. }) => S::BigGunFire,
-            (_, Step::Mines) => S::Mines,
-            (_, Step::Restore) => S::Restore,
-            (Phase::ChineseMovement, Step::Move { .. }) => S::ChineseMove,
-            (Phase::AlliedReaction, Step::Move { .. }) => S::Reaction,
-            (_, Step::Move { .. }) => S::AlliedMove,
-            (_, Step::Sniper) => S::Sniper,
-            (Phase::ChineseCombat, Step::Fortify) => S::ChineseFortify,
-            (_, Step::Fortify) => S::AlliedFortify,
-            (_, Step::Withdrawal) => S::Withdrawal,
-            (Phase::ChineseCombat, Step::Combat) => S::ChineseCombat,
-            (_, Step::Combat) => S::AlliedCombat,
-            (_, Step::Attrition) => S::Attrition,
-            (_, Step::Bayonet { .. }) => S::Bayonet,
-            (_, Step::LiftOff) => S::LiftOff,
-        })
-    }
-
-    /// The step after this one in a game turn; `None` after the last.
-    pub fn next(self) -> Option<StepId> {
-        match self {
-            StepId::AlliedSetup => Some(StepId::ChineseSetup),
-            StepId::ChineseSetup => Some(TURN[0]),
-            _ => {
-                let at = TURN.iter().position(|s| *s == self)?;
-                TURN.get(at + 1).copied()
-            }
+    /// The side that decides the step.
+    pub fn side(self) -> Side {
+        let phasing = phasing_side(self.phase());
+        match self.def().decider {
+            Decider::Phasing => phasing,
+            Decider::Opponent => phasing.other(),
         }
     }
 
@@ -260,12 +160,7 @@ impl StepId {
     pub fn def(self) -> StepDef {
         match self {
             StepId::AlliedSetup => StepDef {
-                phase: Phase::AlliedSetup,
                 decider: Decider::Phasing,
-                fresh: || Step::AlliedSetup {
-                    selected: None,
-                    area: None,
-                },
                 begin: nothing,
                 legal: |scn, st, out| {
                     if let Step::AlliedSetup { selected, area } = st.step {
@@ -281,11 +176,9 @@ impl StepId {
                 idle: busy,
                 done: never,
             },
-            StepId::ChineseSetup => entry_step(Phase::ChineseSetup),
+            StepId::ChineseSetup => entry_step(),
             StepId::Recovery => StepDef {
-                phase: Phase::BigGun,
                 decider: Decider::Opponent,
-                fresh: || Step::Recovery { rolled: 0 },
                 // Nothing is rolled until the Allied player chooses (R7).
                 begin: nothing,
                 legal: recovery::legal,
@@ -306,9 +199,7 @@ impl StepId {
                 },
             },
             StepId::BigGunPlace => StepDef {
-                phase: Phase::BigGun,
                 decider: Decider::Phasing,
-                fresh: || Step::BigGunPlace,
                 begin: |ctx| ctx.st.big_guns.clear(),
                 legal: big_gun::legal,
                 apply: big_gun::apply,
@@ -322,9 +213,7 @@ impl StepId {
                 done: |scn, st| st.big_guns.len() >= usize::from(scn.counters.markers.big_guns),
             },
             StepId::BigGunFire => StepDef {
-                phase: Phase::BigGun,
                 decider: Decider::Phasing,
-                fresh: || Step::BigGunFire { shot: 0 },
                 begin: nothing,
                 legal: big_gun::legal,
                 apply: big_gun::apply,
@@ -341,9 +230,7 @@ impl StepId {
                 done: |_, st| next_shot(st).is_none(),
             },
             StepId::Mines => StepDef {
-                phase: Phase::ChineseMovement,
                 decider: Decider::Phasing,
-                fresh: || Step::Mines,
                 begin: nothing,
                 legal: mines::legal,
                 apply: mines::apply,
@@ -357,9 +244,7 @@ impl StepId {
                 done: never,
             },
             StepId::Restore => StepDef {
-                phase: Phase::ChineseMovement,
                 decider: Decider::Phasing,
-                fresh: || Step::Restore,
                 begin: nothing,
                 legal: replacements::legal,
                 apply: replacements::apply,
@@ -372,13 +257,11 @@ impl StepId {
                 idle: list_them,
                 done: never,
             },
-            StepId::ChineseEntry => entry_step(Phase::ChineseMovement),
-            StepId::ChineseMove => move_step(Phase::ChineseMovement),
-            StepId::Reaction => move_step(Phase::AlliedReaction),
+            StepId::ChineseEntry => entry_step(),
+            StepId::ChineseMove => move_step(),
+            StepId::Reaction => move_step(),
             StepId::Sniper => StepDef {
-                phase: Phase::Sniper,
                 decider: Decider::Phasing,
-                fresh: || Step::Sniper,
                 begin: nothing,
                 legal: sniper::legal,
                 apply: sniper::apply,
@@ -388,11 +271,9 @@ impl StepId {
                 idle: list_them,
                 done: never,
             },
-            StepId::ChineseFortify => fortify_step(Phase::ChineseCombat),
+            StepId::ChineseFortify => fortify_step(),
             StepId::Withdrawal => StepDef {
-                phase: Phase::ChineseCombat,
                 decider: Decider::Opponent,
-                fresh: || Step::Withdrawal,
                 begin: nothing,
                 legal: withdrawal::legal,
                 apply: withdrawal::apply,
@@ -402,11 +283,9 @@ impl StepId {
                 idle: list_them,
                 done: never,
             },
-            StepId::ChineseCombat => combat_step(Phase::ChineseCombat),
+            StepId::ChineseCombat => combat_step(),
             StepId::Attrition => StepDef {
-                phase: Phase::AlliedMovement,
                 decider: Decider::Phasing,
-                fresh: || Step::Attrition,
                 begin: nothing,
                 legal: attrition::legal,
                 apply: attrition::apply,
@@ -417,12 +296,10 @@ impl StepId {
                 idle: list_them,
                 done: never,
             },
-            StepId::AlliedMove => move_step(Phase::AlliedMovement),
-            StepId::AlliedFortify => fortify_step(Phase::AlliedCombat),
+            StepId::AlliedMove => move_step(),
+            StepId::AlliedFortify => fortify_step(),
             StepId::Bayonet => StepDef {
-                phase: Phase::AlliedCombat,
                 decider: Decider::Phasing,
-                fresh: || Step::Bayonet { group: None },
                 begin: nothing,
                 legal: |scn, st, out| bayonet::legal(scn, st, group(st), out),
                 apply: bayonet::apply,
@@ -439,11 +316,9 @@ impl StepId {
                 idle: list_them,
                 done: never,
             },
-            StepId::AlliedCombat => combat_step(Phase::AlliedCombat),
+            StepId::AlliedCombat => combat_step(),
             StepId::LiftOff => StepDef {
-                phase: Phase::EndOfTurn,
                 decider: Decider::Phasing,
-                fresh: || Step::LiftOff,
                 begin: nothing,
                 legal: entry::lift_legal,
                 apply: entry::lift_apply,
@@ -451,6 +326,19 @@ impl StepId {
                     "End of turn: lift Chinese stacks off the map to re-enter next turn, or end the turn (22).".into()
                 },
                 idle: list_them,
+                done: never,
+            },
+            // Nothing is decided once the game is over; the engine asks no one (`play.rs`).
+            StepId::Over => StepDef {
+                decider: Decider::Phasing,
+                begin: nothing,
+                legal: |_, _, _| {},
+                apply: |_, _| {},
+                prompt: |_, st| match st.result() {
+                    Some(r) => format!("Game over. {}", r.text),
+                    None => String::new(),
+                },
+                idle: busy,
                 done: never,
             },
         }
@@ -461,44 +349,12 @@ impl StepId {
 mod tests {
     use super::*;
 
-    fn all() -> Vec<StepId> {
-        let mut v = vec![StepId::AlliedSetup, StepId::ChineseSetup];
-        v.extend(TURN);
-        v
-    }
-
-    #[test]
-    fn every_step_is_read_back_from_its_own_fresh_state_4() {
-        for id in all() {
-            let def = id.def();
-            let st = crate::face::testkit::Kit::new().st;
-            let st = State {
-                phase: def.phase,
-                step: (def.fresh)(),
-                ..st
-            };
-            assert_eq!(StepId::of(&st), Some(id), "{id:?}");
-        }
-    }
-
-    #[test]
-    fn the_turn_runs_through_the_seven_phases_in_order_4() {
-        let phases: Vec<Phase> = TURN.iter().map(|s| s.def().phase).collect();
-        let mut seen: Vec<Phase> = phases.clone();
-        seen.dedup();
-        let mut expected = Phase::TURN.to_vec();
-        expected.push(Phase::EndOfTurn);
-        assert_eq!(seen, expected, "each phase once, in the order of section 4");
-        assert_eq!(StepId::LiftOff.next(), None);
-        assert_eq!(StepId::ChineseSetup.next(), Some(StepId::Recovery));
-    }
-
     #[test]
     fn the_allies_decide_recovery_and_withdrawal_in_chinese_phases_8_6_12() {
-        assert_eq!(StepId::Recovery.def().side(), Side::Allied);
-        assert_eq!(StepId::Withdrawal.def().side(), Side::Allied);
-        assert_eq!(StepId::BigGunFire.def().side(), Side::Chinese);
-        assert_eq!(StepId::Reaction.def().side(), Side::Allied);
-        assert_eq!(StepId::ChineseFortify.def().side(), Side::Chinese);
+        assert_eq!(StepId::Recovery.side(), Side::Allied);
+        assert_eq!(StepId::Withdrawal.side(), Side::Allied);
+        assert_eq!(StepId::BigGunFire.side(), Side::Chinese);
+        assert_eq!(StepId::Reaction.side(), Side::Allied);
+        assert_eq!(StepId::ChineseFortify.side(), Side::Chinese);
     }
 }

@@ -671,7 +671,7 @@ mod tests {
             check(&game, seq, &snap, prev.as_ref());
             let Some(side) = game.to_act() else { break };
             let legal = game.legal_actions(side);
-            let phase = game.state().phase;
+            let phase = game.state().phase();
             let action = crate::rules::random::choose(&mut rng, phase, &legal)
                 .unwrap()
                 .clone();

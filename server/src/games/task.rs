@@ -547,7 +547,7 @@ impl GameTask {
             events: events.clone(),
             state_hash: hex::encode(self.game.state_hash_v(self.version)),
             turn: st.turn,
-            phase: st.phase,
+            phase: st.phase(),
             at: now_ms(),
             finished,
             snapshot,
