@@ -1,4 +1,4 @@
--- The store of siege: games, seats and the append-only action log (issue 5).
+-- The store of siege: games, seats and the append-only action log.
 -- Times are Unix milliseconds (UTC). Ids are UUID strings.
 
 CREATE TABLE games (

@@ -113,6 +113,45 @@ pub struct Store {
     pool: SqlitePool,
 }
 
+/// Migrations whose comments were reworded after databases recorded them, each with the SHA-384
+/// sqlx recorded for its earlier text. sqlx refuses to start on a database whose applied
+/// migration no longer matches its file; a change to a comment alone is accepted by recording
+/// the new checksum, but only where the old one is exactly the earlier text's, so any other
+/// difference is still refused.
+const REWORDED: [(i64, &str); 1] = [(
+    1,
+    "753563920caab24d35a40007b7dd5fe71b0fb423a95bf9634526a3b75148df8c921dc57dcd4928e3c0c2011499eb2c6d",
+)];
+
+/// Record the current checksum of each [`REWORDED`] migration in a database that applied its
+/// earlier text, before sqlx checks the applied migrations.
+async fn accept_reworded_comments(
+    pool: &SqlitePool,
+    migrator: &sqlx::migrate::Migrator,
+) -> Result<(), StoreError> {
+    let applied: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+    )
+    .fetch_optional(pool)
+    .await?;
+    if applied.is_none() {
+        return Ok(());
+    }
+    for (version, before) in REWORDED {
+        let Some(now) = migrator.iter().find(|m| m.version == version) else {
+            continue;
+        };
+        let before = hex::decode(before).expect("a checksum written in hex");
+        sqlx::query("UPDATE _sqlx_migrations SET checksum = ? WHERE version = ? AND checksum = ?")
+            .bind(now.checksum.as_ref())
+            .bind(version)
+            .bind(before)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
+}
+
 impl Store {
     /// Open (creating if missing) the database at `url`, in WAL mode, and apply the migrations.
     ///
@@ -152,7 +191,9 @@ impl Store {
             .max_connections(MAX_CONNECTIONS)
             .connect_with(Store::options(url, create)?)
             .await?;
-        sqlx::migrate!("../migrations").run(&pool).await?;
+        let migrator = sqlx::migrate!("../migrations");
+        accept_reworded_comments(&pool, &migrator).await?;
+        migrator.run(&pool).await?;
         Ok(Store { pool })
     }
 
@@ -594,4 +635,49 @@ pub fn seats_of(rows: &[(Side, String)]) -> Seats {
 /// A sequence number as SQLite's signed integer.
 fn clamp(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn set_checksum(url: &str, version: i64, checksum: &[u8]) {
+        let store = Store::open(url).await.unwrap();
+        sqlx::query("UPDATE _sqlx_migrations SET checksum = ? WHERE version = ?")
+            .bind(checksum)
+            .bind(version)
+            .execute(store.pool())
+            .await
+            .unwrap();
+        store.close().await;
+    }
+
+    /// A database that applied the first migration's earlier wording opens, and is brought up
+    /// to the current checksum; one whose recorded text differs otherwise is still refused.
+    #[tokio::test]
+    async fn a_reworded_comment_is_accepted_and_any_other_change_refused() {
+        let dir = std::env::temp_dir().join(format!("siege-store-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}", dir.join("m.db").display());
+        let earlier = hex::decode(REWORDED[0].1).unwrap();
+        set_checksum(&url, 1, &earlier).await;
+        let store = Store::open(&url)
+            .await
+            .expect("the earlier wording is accepted");
+        let now: Vec<u8> =
+            sqlx::query_scalar("SELECT checksum FROM _sqlx_migrations WHERE version = 1")
+                .fetch_one(store.pool())
+                .await
+                .unwrap();
+        let migrator = sqlx::migrate!("../migrations");
+        assert_eq!(now, migrator.iter().next().unwrap().checksum.as_ref());
+        store.close().await;
+
+        set_checksum(&url, 1, &[7u8; 48]).await;
+        let Err(err) = Store::open(&url).await else {
+            panic!("another text is refused");
+        };
+        assert!(err.to_string().contains("modified"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
