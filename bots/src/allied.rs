@@ -13,7 +13,8 @@ use crate::eval::capture_value;
 use crate::intent::{Intent, PlanItem};
 use crate::know::{ChineseReach, MapInfo, Pos};
 use crate::odds::{self, step_worth, worth};
-use siege_protocol::{Phase, Side};
+use siege_protocol::Side;
+use siege_rules::StepId;
 use siege_rules::action::Action;
 use siege_rules::bayonet;
 use siege_rules::command;
@@ -502,7 +503,7 @@ fn at_least(ps: &[f64], k: usize) -> f64 {
 /// The Allied movement or reaction phase as stack moves (5, 6, 7, 11.2, 15, 21).
 pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
     let phase = p.st.phase();
-    let reaction = phase == Phase::AlliedReaction;
+    let reaction = p.st.slot == StepId::Reaction;
     // Movers: combat units, volunteers and leaders that may still move. Doctors stay in the
     // hospital; civilians and guns stay with the units around them.
     let mut movers: Vec<(UnitId, Hex, Vec<u8>, u8)> = Vec::new();

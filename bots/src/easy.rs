@@ -9,6 +9,7 @@ use crate::choices::to_allied_victory;
 use crate::intent::{Intent, PlanItem};
 use crate::know::{MapInfo, Pos};
 use siege_protocol::{Phase, Side};
+use siege_rules::StepId;
 use siege_rules::action::Action;
 use siege_rules::command;
 use siege_rules::hex::{Direction, Hex};
@@ -28,8 +29,8 @@ pub fn plan(p: &Pos<'_>, info: &MapInfo, side: Side, legal: &[Action]) -> Vec<Pl
                 Vec::new()
             }
         }
-        Step::Move { group: None } if side == Side::Chinese => chinese_move(p, info),
-        Step::Move { group: None } if p.st.phase() == Phase::AlliedMovement => allied_move(p, info),
+        Step::Move { group: None } if p.st.slot == StepId::ChineseMove => chinese_move(p, info),
+        Step::Move { group: None } if p.st.slot == StepId::AlliedMove => allied_move(p, info),
         Step::Combat => stack_attack(p, side).into_iter().collect(),
         Step::BigGunPlace => legal
             .iter()

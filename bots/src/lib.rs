@@ -30,6 +30,7 @@ use intent::{Next, PlanItem};
 use know::{MapInfo, Pos};
 use serde::{Deserialize, Serialize};
 use siege_protocol::{Phase, Side};
+use siege_rules::StepId;
 use siege_rules::action::Action;
 use siege_rules::game::Game;
 use siege_rules::hex::Hex;
@@ -427,8 +428,8 @@ pub fn normal_plan(
     style: &Style,
 ) -> Vec<PlanItem> {
     let one = |x: Option<PlanItem>| x.into_iter().collect::<Vec<_>>();
-    match &p.st.step {
-        Step::AlliedSetup { .. } => {
+    match p.st.slot {
+        StepId::AlliedSetup => {
             let unplaced = p.scn.counters.counters.iter().any(|c| {
                 c.side == Side::Allied && p.st.unit(c.id).loc == siege_rules::state::Loc::Unplaced
             });
@@ -450,29 +451,31 @@ pub fn normal_plan(
                 allied::plan_setup(p, info, style)
             }
         }
-        Step::Entry { .. } => chinese::entry(p, info),
-        Step::Recovery { .. } => one(allied::recovery(p, legal)),
-        Step::BigGunPlace => one(chinese::place_gun(p, info, legal)),
-        Step::BigGunFire { .. } => one(chinese::fire(p, info)),
-        Step::Mines => one(chinese::mine(p, info, legal)),
-        Step::Restore => one(chinese::restore(p, info, legal)),
-        Step::Move { .. } if style.stay => Vec::new(),
-        Step::Move { .. } if side == Side::Chinese => chinese::plan_move(p, info, style),
-        Step::Move { .. } => allied::plan_move(p, info, style),
-        Step::Attrition => one(allied::attrition(p, info, legal)),
-        Step::Sniper => one(chinese::snipe(p, legal)),
-        Step::Fortify if side == Side::Chinese => one(chinese::fortify(p, legal)),
-        Step::Fortify => one(allied::fortify(p, legal)),
-        Step::Withdrawal if style.stay => Vec::new(),
-        Step::Withdrawal => one(allied::withdrawal(p, info, legal)),
-        Step::Bayonet { .. } if style.stay => Vec::new(),
-        Step::Bayonet { .. } => one(allied::bayonet(p, info, legal)),
-        Step::Combat => attack::plan(p, info, side, style.attack_bar, skip)
-            .iter()
-            .map(|c| c.item(p))
-            .collect(),
-        Step::LiftOff => one(chinese::lift(p, info, legal)),
-        Step::Over { .. } => Vec::new(),
+        StepId::ChineseSetup | StepId::ChineseEntry => chinese::entry(p, info),
+        StepId::Recovery => one(allied::recovery(p, legal)),
+        StepId::BigGunPlace => one(chinese::place_gun(p, info, legal)),
+        StepId::BigGunFire => one(chinese::fire(p, info)),
+        StepId::Mines => one(chinese::mine(p, info, legal)),
+        StepId::Restore => one(chinese::restore(p, info, legal)),
+        StepId::ChineseMove | StepId::Reaction | StepId::AlliedMove if style.stay => Vec::new(),
+        StepId::ChineseMove => chinese::plan_move(p, info, style),
+        StepId::Reaction | StepId::AlliedMove => allied::plan_move(p, info, style),
+        StepId::Attrition => one(allied::attrition(p, info, legal)),
+        StepId::Sniper => one(chinese::snipe(p, legal)),
+        StepId::ChineseFortify => one(chinese::fortify(p, legal)),
+        StepId::AlliedFortify => one(allied::fortify(p, legal)),
+        StepId::Withdrawal if style.stay => Vec::new(),
+        StepId::Withdrawal => one(allied::withdrawal(p, info, legal)),
+        StepId::Bayonet if style.stay => Vec::new(),
+        StepId::Bayonet => one(allied::bayonet(p, info, legal)),
+        StepId::ChineseCombat | StepId::AlliedCombat => {
+            attack::plan(p, info, side, style.attack_bar, skip)
+                .iter()
+                .map(|c| c.item(p))
+                .collect()
+        }
+        StepId::LiftOff => one(chinese::lift(p, info, legal)),
+        StepId::Over => Vec::new(),
     }
 }
 

@@ -114,3 +114,13 @@ pub const WRONG_COST: &str = "wrong_cost";
 /// Settling the consequences of an action did not end: an engine bug, never a player's fault.
 /// The action is not stored and the game is held for inspection.
 pub const RUNAWAY: &str = "runaway";
+/// An analysis query names a unit the position does not have.
+pub const UNKNOWN_UNIT: &str = "unknown_unit";
+/// An analysis query asks where a unit may move, and the unit is not on the map.
+pub const OFF_MAP: &str = "off_map";
+/// An analysis odds query names no attacker.
+pub const NO_ATTACKERS: &str = "no_attackers";
+/// An analysis odds query names no defender on the map.
+pub const NO_DEFENDERS: &str = "no_defenders";
+/// An analysis `suggest` query names no bot level.
+pub const UNKNOWN_LEVEL: &str = "unknown_level";

@@ -41,7 +41,7 @@ pub use mechanics::{
 pub use position::pending;
 pub use position::{
     action, combat_report, command, ctx, declaration, event, hex_index, los, stacking, state,
-    state_hash, walls, zoc,
+    state_form, state_hash, step_id, walls, zoc,
 };
 pub use sequence::{after_action, interruptions, play, steps};
 pub use vocabulary::{crt, dice, error, hex, map, scenario, terrain, units};
@@ -53,4 +53,5 @@ pub use game::Game;
 pub use scenario::{Scenario, ScenarioError};
 pub use state::{GameResult, State};
 pub use state_hash::HashVersion;
+pub use step_id::StepId;
 pub use view::View;

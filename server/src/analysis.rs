@@ -125,7 +125,9 @@ pub fn answer(
 fn suggest(game: &Game, s: &Suggest, nodes: u32) -> Value {
     let level: Level = match s.level.parse() {
         Ok(l) => l,
-        Err(message) => return json!({"error": {"code": "unknown_level", "message": message}}),
+        Err(message) => {
+            return json!({"error": {"code": siege_protocol::codes::UNKNOWN_LEVEL, "message": message}});
+        }
     };
     let answer = siege_bots::suggest(game, s.side, level, SUGGEST_SEED, Budget::Nodes(nodes));
     let mut v = serde_json::to_value(&answer).unwrap_or(Value::Null);

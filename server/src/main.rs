@@ -531,7 +531,7 @@ fn analyze(scenario: &Arc<Scenario>) -> anyhow::Result<()> {
         Ok(answers) => println!("{}", serde_json::json!({ "answers": answers })),
         Err(AnswerError::BadRequest(message)) => refuse(message),
         Err(AnswerError::Position(e)) => {
-            let body = serde_json::json!({"error": {"code": "invalid_position", "message": e.message, "unit": e.unit, "rule": e.rule}});
+            let body = serde_json::json!({"error": {"code": siege_protocol::codes::INVALID_POSITION, "message": e.message, "unit": e.unit, "rule": e.rule}});
             println!("{body}");
             std::process::exit(2);
         }
@@ -541,7 +541,7 @@ fn analyze(scenario: &Arc<Scenario>) -> anyhow::Result<()> {
 
 /// Print a bad-request error and exit 2.
 fn refuse(message: String) -> ! {
-    let body = serde_json::json!({"error": {"code": "bad_request", "message": message}});
+    let body = serde_json::json!({"error": {"code": siege_protocol::codes::BAD_REQUEST, "message": message}});
     println!("{body}");
     std::process::exit(2);
 }

@@ -19,7 +19,7 @@ use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::UnitId;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use siege_protocol::{Phase, Side};
+use siege_protocol::{Phase, Side, codes};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -80,7 +80,7 @@ pub fn answer(scn: &Arc<Scenario>, req: &Request) -> Result<Vec<Value>, Analysis
 }
 
 fn unknown(unit: &str) -> Value {
-    json!({"error": {"code": "unknown_unit", "message": format!("no unit called `{unit}` in the position")}})
+    json!({"error": {"code": codes::UNKNOWN_UNIT, "message": format!("no unit called `{unit}` in the position")}})
 }
 
 fn one(scn: &Scenario, game: &Game, refs: &BTreeMap<String, UnitId>, q: &Query) -> Value {
@@ -124,7 +124,7 @@ fn one(scn: &Scenario, game: &Game, refs: &BTreeMap<String, UnitId>, q: &Query) 
 fn reachable(scn: &Scenario, st: &State, board: &HexIndex, id: UnitId) -> Value {
     let c = scn.counters.get(id);
     let Some(hex) = st.unit(id).hex() else {
-        return json!({"error": {"code": "off_map", "message": "the unit is not on the map"}});
+        return json!({"error": {"code": codes::OFF_MAP, "message": "the unit is not on the map"}});
     };
     let slot = match (st.slot, c.side) {
         (s @ (StepId::ChineseMove | StepId::Reaction | StepId::AlliedMove), _)
@@ -184,13 +184,13 @@ fn odds(
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
         };
     let Some(side) = attackers.first().map(|a| scn.counters.get(*a).side) else {
-        return json!({"error": {"code": "no_attackers", "message": "name at least one attacker"}});
+        return json!({"error": {"code": codes::NO_ATTACKERS, "message": "name at least one attacker"}});
     };
     let mut hexes: Vec<Hex> = defenders.iter().filter_map(|d| st.unit(*d).hex()).collect();
     hexes.sort();
     hexes.dedup();
     if hexes.is_empty() {
-        return json!({"error": {"code": "no_defenders", "message": "name at least one defender on the map"}});
+        return json!({"error": {"code": codes::NO_DEFENDERS, "message": "name at least one defender on the map"}});
     }
     let leader_use = o
         .leader_use

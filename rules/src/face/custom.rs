@@ -6,7 +6,7 @@
 
 use crate::face::game::Game;
 use crate::position::command;
-use crate::position::state::{Fortification, Loc, State, Step};
+use crate::position::state::{Fortification, Loc, State};
 use crate::position::step_id::StepId;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::map::Terrain;
@@ -90,14 +90,15 @@ pub struct Built {
 }
 
 /// The main step of a phase, where a position starts.
-fn main_step(phase: Phase) -> Option<Step> {
+fn main_step(phase: Phase) -> Option<StepId> {
     Some(match phase {
-        Phase::BigGun => Step::BigGunPlace,
-        Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement => {
-            Step::Move { group: None }
-        }
-        Phase::Sniper => Step::Sniper,
-        Phase::ChineseCombat | Phase::AlliedCombat => Step::Combat,
+        Phase::BigGun => StepId::BigGunPlace,
+        Phase::ChineseMovement => StepId::ChineseMove,
+        Phase::AlliedReaction => StepId::Reaction,
+        Phase::AlliedMovement => StepId::AlliedMove,
+        Phase::Sniper => StepId::Sniper,
+        Phase::ChineseCombat => StepId::ChineseCombat,
+        Phase::AlliedCombat => StepId::AlliedCombat,
         _ => return None,
     })
 }
@@ -105,7 +106,7 @@ fn main_step(phase: Phase) -> Option<Step> {
 impl Position {
     /// Check the position and build the state it stands for.
     pub fn build(&self, scn: &Arc<Scenario>, seed: [u8; 32]) -> Result<Built, PositionError> {
-        let Some(step) = main_step(self.phase) else {
+        let Some(slot) = main_step(self.phase) else {
             return Err(PositionError {
                 unit: None,
                 rule: "4",
@@ -127,10 +128,7 @@ impl Position {
             u.loc = Loc::Eliminated;
         }
         state.turn = self.turn;
-        let Some(slot) = StepId::find(self.phase, &step) else {
-            unreachable!("the main step of each phase has a slot")
-        };
-        state.go_to(slot, step);
+        state.go_to(slot, slot.fresh());
         state.custom_start = true;
         let mut refs: BTreeMap<String, UnitId> = BTreeMap::new();
         for p in &self.units {
@@ -390,6 +388,7 @@ pub fn kinds() -> [UnitKind; 8] {
 mod tests {
     use super::*;
     use crate::face::testkit::scenario;
+    use crate::position::state::Step;
 
     fn parse(json: &str) -> Position {
         serde_json::from_str(json).unwrap()

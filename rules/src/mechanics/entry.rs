@@ -9,10 +9,11 @@ use crate::position::event::EventKind;
 use crate::position::hex_index::HexIndex;
 use crate::position::stacking;
 use crate::position::state::{EntryKind, Loc, State, Step};
+use crate::position::step_id::StepId;
 use crate::vocabulary::hex::{COLUMNS, Hex, ROWS};
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
-use siege_protocol::{Phase, Side};
+use siege_protocol::Side;
 
 /// The kind of an off-map Chinese unit.
 fn kind_of(scn: &Scenario, st: &State, u: UnitId) -> Option<EntryKind> {
@@ -360,7 +361,7 @@ pub fn prompt(scn: &Scenario, st: &State, selected: Option<EntryKind>) -> String
         .iter()
         .filter(|c| st.unit(c.id).loc == Loc::OffMap)
         .count();
-    let when = if st.phase() == Phase::ChineseSetup {
+    let when = if st.slot == StepId::ChineseSetup {
         "Chinese entry (22)"
     } else {
         "Chinese units enter (19, 22)"
@@ -430,6 +431,7 @@ pub fn lift_apply(ctx: &mut Ctx<'_>, action: &Action) {
 mod tests {
     use super::*;
     use crate::face::testkit::{Kit, hex};
+    use siege_protocol::Phase;
 
     #[test]
     fn chinese_units_may_enter_on_the_tartar_wall_edge_hexes_22_r7() {

@@ -194,7 +194,7 @@ mod tests {
         kit.st.unit_mut(gb).reduced = true;
         assert!(finished(&kit.scn, &kit.st, 0));
         let mut out = Vec::new();
-        kit.st.step = Step::Recovery { rolled: 0 };
+        kit.set(siege_protocol::Phase::BigGun, Step::Recovery { rolled: 0 });
         legal(&kit.scn, &kit.st, &mut out);
         assert!(out.is_empty());
     }

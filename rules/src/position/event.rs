@@ -165,3 +165,31 @@ impl EventKind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::face::game::Game;
+    use crate::face::random::Bot;
+    use crate::face::testkit::scenario;
+    use std::collections::BTreeSet;
+
+    /// The counting name of every kind of event random games produce is its wire name.
+    #[test]
+    fn an_event_kinds_name_is_its_wire_name() {
+        let mut seen = BTreeSet::new();
+        for seed in 1..=3u8 {
+            let mut game = Game::new(scenario(), [seed; 32]);
+            let mut bot = Bot::new(u64::from(seed), Vec::new());
+            while let Some(side) = game.to_act() {
+                let legal = game.legal_actions(side);
+                let action = bot.choose(&game, &legal).expect("a legal action").clone();
+                for event in game.apply(side, &action).expect("legal actions apply") {
+                    let wire = serde_json::to_value(&event.kind).unwrap();
+                    assert_eq!(wire["kind"], event.kind.name(), "{wire}");
+                    seen.insert(event.kind.name());
+                }
+            }
+        }
+        assert!(seen.len() > 20, "only {seen:?}");
+    }
+}

@@ -1,7 +1,8 @@
 //! The game state: everything that changes during a game, serializable byte for byte so a
 //! state can be hashed and a replay checked. The static scenario (map, counters, tables) is not
-//! part of it. Which decision is pending is the pair of the phase's [`Step`] and the queue of
-//! [`Pending`] interruptions (step losses, retreats, advances...) that a resolution creates.
+//! part of it. Which decision is pending is the step the game is in — its slot in the sequence
+//! of play ([`StepId`]) and its data ([`Step`]) — and the queue of [`Pending`] interruptions
+//! (step losses, retreats, advances...) that a resolution creates.
 
 use crate::position::combat_report::CombatReport;
 use crate::position::declaration::Declaration;
@@ -181,9 +182,9 @@ pub enum Step {
     },
 }
 
-/// The whole changing state of a game. Its serialized form (what is hashed and stored) is
-/// [`StateForm`]: the phase, the step and the result as separate fields, as games have always
-/// been stored.
+/// The whole changing state of a game. Its serialized form (what is hashed and stored,
+/// `position/state_form.rs`) has the phase, the step and the result as separate fields, as
+/// games have always been stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     /// Game turn 1–11 (0 during setup).
@@ -248,11 +249,17 @@ impl State {
 
     /// Whether the game is over (21).
     pub fn is_over(&self) -> bool {
-        self.result().is_some()
+        self.slot == StepId::Over
     }
 
-    /// Put the game in step `slot` with the step's data `step`.
+    /// Put the game in step `slot` with the step's data `step`, which must have the shape of
+    /// that slot's data.
     pub fn go_to(&mut self, slot: StepId, step: Step) {
+        debug_assert_eq!(
+            StepId::find(slot.phase(), &step),
+            Some(slot),
+            "{step:?} is not the data of the {slot:?} step"
+        );
         self.slot = slot;
         self.step = step;
     }

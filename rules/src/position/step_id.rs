@@ -184,7 +184,8 @@ impl StepId {
     }
 
     /// Every slot in the order of play.
-    pub fn all() -> impl Iterator<Item = StepId> {
+    #[cfg(test)]
+    fn all() -> impl Iterator<Item = StepId> {
         SEQUENCE.iter().map(|p| p.id)
     }
 

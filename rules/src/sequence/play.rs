@@ -9,7 +9,7 @@ use crate::position::action::Action;
 use crate::position::command;
 use crate::position::ctx::Ctx;
 use crate::position::event::EventKind;
-use crate::position::state::{State, Step, phasing_side};
+use crate::position::state::{State, phasing_side};
 use crate::position::step_id::StepId;
 use crate::sequence::after_action;
 use crate::sequence::interruptions;
@@ -75,9 +75,6 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) -> Result<(), RuleError> {
     if !ctx.st.pending.is_empty() {
         interruptions::apply(ctx, action);
     } else if matches!(action, Action::EndPhase | Action::Pass) {
-        if let Step::Combat = ctx.st.step {
-            ctx.st.declaration = None;
-        }
         next_step(ctx);
     } else if let Some(def) = current(ctx.st) {
         (def.apply)(ctx, action);
@@ -154,6 +151,9 @@ pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
 
 /// Move on to the next step of the sequence of play, or end the turn after the last.
 pub fn next_step(ctx: &mut Ctx<'_>) {
+    if !ctx.st.is_over() {
+        (ctx.st.slot.def().end)(ctx);
+    }
     match ctx.st.slot {
         StepId::Over => {}
         StepId::ChineseSetup => begin_turn(ctx, 1),
@@ -204,7 +204,6 @@ fn begin_phase(ctx: &mut Ctx<'_>, phase: Phase) {
                 u.marks.defended = false;
             }
         }
-        Phase::BigGun => ctx.st.big_guns.clear(),
         _ => {}
     }
 }
@@ -245,6 +244,7 @@ fn end_turn(ctx: &mut Ctx<'_>) {
 mod tests {
     use super::*;
     use crate::face::testkit::Kit;
+    use crate::position::state::Step;
 
     /// Turn 11's Allied combat with one British unit on an open map and no Chinese: ending it
     /// passes over the lift-off and ends the game — settling that takes a few rounds.

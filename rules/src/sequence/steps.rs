@@ -35,6 +35,8 @@ pub struct StepDef {
     pub decider: Decider,
     /// What happens as the step begins, before anyone decides.
     pub begin: fn(&mut Ctx<'_>),
+    /// What happens as the step ends, however it ends.
+    pub end: fn(&mut Ctx<'_>),
     /// The legal actions of the step's decision (`end_phase` and `pass` included).
     pub legal: fn(&Scenario, &State, &mut Vec<Action>),
     /// Apply one of those actions (never `end_phase` or `pass`: the sequence moves on).
@@ -82,6 +84,7 @@ fn move_step() -> StepDef {
     StepDef {
         decider: Decider::Phasing,
         begin: nothing,
+        end: nothing,
         legal: |scn, st, out| movement::legal(scn, st, group(st), out),
         apply: movement::apply,
         prompt: |scn, st| movement::prompt(scn, st, group(st)),
@@ -98,6 +101,7 @@ fn fortify_step() -> StepDef {
     StepDef {
         decider: Decider::Phasing,
         begin: nothing,
+        end: nothing,
         legal: fortifications::legal,
         apply: fortifications::apply,
         prompt: |scn, st| {
@@ -115,6 +119,8 @@ fn combat_step() -> StepDef {
     StepDef {
         decider: Decider::Phasing,
         begin: nothing,
+        // An attack declared and not resolved lapses with the step (8).
+        end: |ctx| ctx.st.declaration = None,
         legal: combat::legal,
         apply: combat::apply,
         prompt: combat::prompt,
@@ -136,6 +142,7 @@ fn entry_step() -> StepDef {
     StepDef {
         decider: Decider::Phasing,
         begin: nothing,
+        end: nothing,
         legal: |scn, st, out| entry::legal(scn, st, selected_entry(st), out),
         apply: entry::apply,
         prompt: |scn, st| entry::prompt(scn, st, selected_entry(st)),
@@ -162,6 +169,7 @@ impl StepId {
             StepId::AlliedSetup => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: |scn, st, out| {
                     if let Step::AlliedSetup { selected, area } = st.step {
                         setup::legal(scn, st, selected, area, out);
@@ -181,6 +189,7 @@ impl StepId {
                 decider: Decider::Opponent,
                 // Nothing is rolled until the Allied player chooses (R7).
                 begin: nothing,
+                end: nothing,
                 legal: recovery::legal,
                 apply: recovery::apply,
                 prompt: |_, st| {
@@ -200,7 +209,9 @@ impl StepId {
             },
             StepId::BigGunPlace => StepDef {
                 decider: Decider::Phasing,
-                begin: |ctx| ctx.st.big_guns.clear(),
+                // The guns of the last turn were lifted as the turn began (10).
+                begin: nothing,
+                end: nothing,
                 legal: big_gun::legal,
                 apply: big_gun::apply,
                 prompt: |_, st| {
@@ -215,6 +226,7 @@ impl StepId {
             StepId::BigGunFire => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: big_gun::legal,
                 apply: big_gun::apply,
                 prompt: |_, st| match next_shot(st) {
@@ -232,6 +244,7 @@ impl StepId {
             StepId::Mines => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: mines::legal,
                 apply: mines::apply,
                 prompt: |_, st| {
@@ -246,6 +259,7 @@ impl StepId {
             StepId::Restore => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: replacements::legal,
                 apply: replacements::apply,
                 prompt: |_, st| {
@@ -263,6 +277,7 @@ impl StepId {
             StepId::Sniper => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: sniper::legal,
                 apply: sniper::apply,
                 prompt: |_, _| {
@@ -275,6 +290,7 @@ impl StepId {
             StepId::Withdrawal => StepDef {
                 decider: Decider::Opponent,
                 begin: nothing,
+                end: nothing,
                 legal: withdrawal::legal,
                 apply: withdrawal::apply,
                 prompt: |_, _| {
@@ -287,6 +303,7 @@ impl StepId {
             StepId::Attrition => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: attrition::legal,
                 apply: attrition::apply,
                 prompt: |_, _| {
@@ -301,6 +318,7 @@ impl StepId {
             StepId::Bayonet => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: |scn, st, out| bayonet::legal(scn, st, group(st), out),
                 apply: bayonet::apply,
                 prompt: |scn, st| {
@@ -320,6 +338,7 @@ impl StepId {
             StepId::LiftOff => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: entry::lift_legal,
                 apply: entry::lift_apply,
                 prompt: |_, _| {
@@ -332,6 +351,7 @@ impl StepId {
             StepId::Over => StepDef {
                 decider: Decider::Phasing,
                 begin: nothing,
+                end: nothing,
                 legal: |_, _, _| {},
                 apply: |_, _| {},
                 prompt: |_, st| match st.result() {
