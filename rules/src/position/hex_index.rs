@@ -2,7 +2,7 @@
 //! Allied combat unit mans it, which side's zone of control covers it — built once from the
 //! state so that movement searches and legality checks read arrays instead of scanning units.
 //!
-//! A state keeps the board last built for it ([`BoardMemo`], read through [`HexIndex::of`]):
+//! A state keeps the board last built for it ([`HexIndexMemo`], read through [`HexIndex::of`]):
 //! the legal list of a state, the apply that follows it and every check inside that apply read
 //! one board, made again only once the units, ruins or fortifications it summarises differ
 //! from those it was made from. When only a few units moved or turned over, the last board is
@@ -427,9 +427,9 @@ impl Memo {
 /// the apply that follows and the checks after it would otherwise each build their own for
 /// the same position. A copy of the state shares it until either changes its units.
 #[derive(Default)]
-pub struct BoardMemo(Mutex<Option<Arc<Memo>>>);
+pub struct HexIndexMemo(Mutex<Option<Arc<Memo>>>);
 
-impl BoardMemo {
+impl HexIndexMemo {
     fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<Memo>>> {
         // A panic while the lock was held leaves at worst no memo or a complete one.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
@@ -468,26 +468,26 @@ impl BoardMemo {
     }
 }
 
-impl Clone for BoardMemo {
-    fn clone(&self) -> BoardMemo {
-        BoardMemo(Mutex::new(self.slot().clone()))
+impl Clone for HexIndexMemo {
+    fn clone(&self) -> HexIndexMemo {
+        HexIndexMemo(Mutex::new(self.slot().clone()))
     }
 }
 
-impl std::fmt::Debug for BoardMemo {
+impl std::fmt::Debug for HexIndexMemo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BoardMemo")
+        f.write_str("HexIndexMemo")
     }
 }
 
 /// A memo is not part of the position: any two are equal, so states compare by what they hold.
-impl PartialEq for BoardMemo {
-    fn eq(&self, _: &BoardMemo) -> bool {
+impl PartialEq for HexIndexMemo {
+    fn eq(&self, _: &HexIndexMemo) -> bool {
         true
     }
 }
 
-impl Eq for BoardMemo {}
+impl Eq for HexIndexMemo {}
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 
 use crate::position::combat_report::CombatReport;
 use crate::position::declaration::Declaration;
-use crate::position::hex_index::BoardMemo;
+use crate::position::hex_index::HexIndexMemo;
 use crate::position::pending::Pending;
 use crate::position::step_id::StepId;
 use crate::vocabulary::dice::Dice;
@@ -230,7 +230,7 @@ pub struct State {
     pub dice: Dice,
     /// The per-hex board last built for this position (`position/hex_index.rs`): a cache,
     /// not part of the position — never serialized or hashed, equal in every comparison.
-    pub board: BoardMemo,
+    pub board: HexIndexMemo,
 }
 
 impl State {

@@ -2,9 +2,9 @@
 //! creator was never given an opponent, untouched for the expiry age, is deleted. The store
 //! finds the candidates with one query; a game somebody is connected to right now is left
 //! alone, one loaded with nobody there is let go (its task ends with its last handle), and each
-//! deletion holds the game's slot, so it cannot race a load.
+//! deletion holds the game's tenancy, so it cannot race a load.
 
-use super::{Games, Slot};
+use super::{Games, Tenancy};
 use crate::store::{Store, StoreError, now_ms};
 use std::time::Duration;
 
@@ -22,8 +22,9 @@ impl Games {
                 if self.inner.shutdown.is_cancelled() {
                     return Ok(expired);
                 }
-                let (_slot, mut guard) = self.lock_slot(id).await;
-                if matches!(&*guard, Slot::Live(h) if !h.is_closed() && h.connection_count() > 0) {
+                let (_tenancy, mut guard) = self.lock_tenancy(id).await;
+                if matches!(&*guard, Tenancy::Live(h) if !h.is_closed() && h.connection_count() > 0)
+                {
                     continue;
                 }
                 if store.expire(id, cutoff, now).await? {
@@ -31,9 +32,9 @@ impl Games {
                     progressed = true;
                     tracing::info!(game = %id, "expired: nobody joined");
                 }
-                *guard = Slot::Empty;
+                *guard = Tenancy::Empty;
                 drop(guard);
-                self.lock_slots().remove(&id);
+                self.lock_registry().remove(&id);
                 // Leave room between deletions for the writer, which shares SQLite's one lock.
                 tokio::task::yield_now().await;
             }

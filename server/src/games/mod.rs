@@ -127,15 +127,17 @@ pub struct Created {
     pub seed_commitment: String,
 }
 
+/// What the registry holds for a stored game's id: nothing loaded, the task running it, or
+/// the reason it is held as broken.
 #[derive(Debug, Default)]
-enum Slot {
+enum Tenancy {
     #[default]
     Empty,
     Live(GameHandle),
     Broken(String),
 }
 
-type Slots = HashMap<Uuid, Arc<tokio::sync::Mutex<Slot>>>;
+type Registry = HashMap<Uuid, Arc<tokio::sync::Mutex<Tenancy>>>;
 
 struct Inner {
     scenario: Arc<Scenario>,
@@ -146,7 +148,7 @@ struct Inner {
     config: GamesConfig,
     /// One async lock per game id, so that a game is loaded once however many ask at once. An
     /// entry is removed when its game unloads, under both locks (see [`Games::forget`]).
-    slots: Mutex<Slots>,
+    tenancies: Mutex<Registry>,
     /// The last replayed position per game, for `state?at=N`.
     states: Mutex<HashMap<Uuid, (u64, Game)>>,
     /// The computer players' worker threads, started with the first game that seats one.
@@ -214,7 +216,7 @@ impl Games {
                 shutdown,
                 tracker,
                 config,
-                slots: Mutex::new(HashMap::new()),
+                tenancies: Mutex::new(HashMap::new()),
                 states: Mutex::new(HashMap::new()),
                 pool: Mutex::new(None),
             }),
@@ -233,12 +235,12 @@ impl Games {
 
     /// How many games have a task running now.
     pub fn loaded_count(&self) -> usize {
-        let slots: Vec<_> = self.lock_slots().values().cloned().collect();
-        slots
+        let tenancies: Vec<_> = self.lock_registry().values().cloned().collect();
+        tenancies
             .iter()
             .filter(|s| {
                 s.try_lock()
-                    .is_ok_and(|g| matches!(&*g, Slot::Live(h) if !h.is_closed()))
+                    .is_ok_and(|g| matches!(&*g, Tenancy::Live(h) if !h.is_closed()))
             })
             .count()
     }
@@ -247,7 +249,7 @@ impl Games {
     /// it starts from that custom position (checked by the caller) instead of the setup of
     /// section 22. Refused when `creator` already has as many open games as it may.
     ///
-    /// The game's slot is locked before the row is written and released only once its task
+    /// The game's tenancy is locked before the row is written and released only once its task
     /// is registered: a request for the new id in between (it is listed as soon as it is
     /// committed) waits, instead of loading a second copy of the game from the store.
     /// With `opponent`, a computer player of that level takes the other seat in the same
@@ -280,7 +282,7 @@ impl Games {
         let version = HashVersion::LATEST;
         // A computer's seat gets a token too (nobody is given it), so seats stay uniform.
         let bot_seat = opponent.map(|level| (side.other(), level, tokens::new_token().1));
-        let (_slot, mut registered) = self.lock_slot(id).await;
+        let (_tenancy, mut registered) = self.lock_tenancy(id).await;
         let written = self
             .inner
             .store
@@ -312,13 +314,13 @@ impl Games {
             Ok(true) => {}
             Ok(false) => {
                 drop(registered);
-                self.lock_slots().remove(&id);
+                self.lock_registry().remove(&id);
                 let cap = creator.and_then(|c| c.max_open).unwrap_or(0);
                 return Err(GameError::TooManyOpen(cap));
             }
             Err(e) => {
                 drop(registered);
-                self.lock_slots().remove(&id);
+                self.lock_registry().remove(&id);
                 return Err(e.into());
             }
         }
@@ -327,7 +329,7 @@ impl Games {
             && let Err(e) = self.inner.store.save_clock(id, c).await
         {
             drop(registered);
-            self.lock_slots().remove(&id);
+            self.lock_registry().remove(&id);
             return Err(e.into());
         }
         let mut seats = vec![(side, token_hash)];
@@ -359,7 +361,7 @@ impl Games {
             },
             clock,
         )?;
-        *registered = Slot::Live(handle);
+        *registered = Tenancy::Live(handle);
         drop(registered);
         tracing::info!(game = %id, side = side.as_str(), "game created");
         Ok(Created {
@@ -372,10 +374,10 @@ impl Games {
 
     /// The handle of game `id`, loading it from the store if it is not running.
     pub async fn get(&self, id: Uuid) -> Result<GameHandle, GameError> {
-        let (_slot, mut guard) = self.lock_slot(id).await;
+        let (_tenancy, mut guard) = self.lock_tenancy(id).await;
         match &*guard {
-            Slot::Live(h) if !h.is_closed() => return Ok(h.clone()),
-            Slot::Broken(why) => return Err(GameError::Corrupt(why.clone())),
+            Tenancy::Live(h) if !h.is_closed() => return Ok(h.clone()),
+            Tenancy::Broken(why) => return Err(GameError::Corrupt(why.clone())),
             _ => {}
         }
         if self.inner.shutdown.is_cancelled() {
@@ -383,18 +385,18 @@ impl Games {
         }
         match self.load(id).await {
             Ok(handle) => {
-                *guard = Slot::Live(handle.clone());
+                *guard = Tenancy::Live(handle.clone());
                 Ok(handle)
             }
             Err(GameError::NotFound) => {
-                *guard = Slot::Empty;
+                *guard = Tenancy::Empty;
                 drop(guard);
                 self.forget(id);
                 Err(GameError::NotFound)
             }
             Err(GameError::Corrupt(why)) => {
                 tracing::error!(game = %id, "GAME HELD (its log does not replay, or the engine ran away on it): {why}");
-                *guard = Slot::Broken(why.clone());
+                *guard = Tenancy::Broken(why.clone());
                 Err(GameError::Corrupt(why))
             }
             Err(e) => Err(e),
@@ -405,12 +407,12 @@ impl Games {
     /// sockets close, and it answers `corrupt_log` until the server restarts and an operator
     /// has cleared the mark.
     pub async fn hold(&self, id: Uuid, why: String) {
-        let (_slot, mut guard) = self.lock_slot(id).await;
-        if let Slot::Live(h) = &*guard {
+        let (_tenancy, mut guard) = self.lock_tenancy(id).await;
+        if let Tenancy::Live(h) = &*guard {
             h.stop().await;
         }
         tracing::error!(game = %id, "GAME LOG DOES NOT REPLAY, game held: {why}");
-        *guard = Slot::Broken(why);
+        *guard = Tenancy::Broken(why);
     }
 
     /// Attach a connection to game `id` (asking again once if its task was just unloaded).
@@ -499,10 +501,10 @@ impl Games {
 
     /// The handle of game `id` if its task is running now; never loads it.
     pub fn loaded(&self, id: Uuid) -> Option<GameHandle> {
-        let slot = self.lock_slots().get(&id)?.clone();
-        let guard = slot.try_lock().ok()?;
+        let tenancy = self.lock_registry().get(&id)?.clone();
+        let guard = tenancy.try_lock().ok()?;
         match &*guard {
-            Slot::Live(h) if !h.is_closed() => Some(h.clone()),
+            Tenancy::Live(h) if !h.is_closed() => Some(h.clone()),
             _ => None,
         }
     }
@@ -739,49 +741,49 @@ impl Games {
         Ok(resumed)
     }
 
-    /// Lock the slot of game `id`, creating it if needed. The slot returned is the one in the
-    /// registry while the guard is held: an unloading game's slot removed meanwhile is not
+    /// Lock the tenancy of game `id`, creating it if needed. The tenancy returned is the one in the
+    /// registry while the guard is held: an unloading game's tenancy removed meanwhile is not
     /// used (that would let a second task of the same game start beside the first).
-    async fn lock_slot(
+    async fn lock_tenancy(
         &self,
         id: Uuid,
     ) -> (
-        Arc<tokio::sync::Mutex<Slot>>,
-        tokio::sync::OwnedMutexGuard<Slot>,
+        Arc<tokio::sync::Mutex<Tenancy>>,
+        tokio::sync::OwnedMutexGuard<Tenancy>,
     ) {
         loop {
-            let slot = self.lock_slots().entry(id).or_default().clone();
-            let guard = slot.clone().lock_owned().await;
+            let tenancy = self.lock_registry().entry(id).or_default().clone();
+            let guard = tenancy.clone().lock_owned().await;
             let current = self
-                .lock_slots()
+                .lock_registry()
                 .get(&id)
-                .is_some_and(|s| Arc::ptr_eq(s, &slot));
+                .is_some_and(|s| Arc::ptr_eq(s, &tenancy));
             if current {
-                return (slot, guard);
+                return (tenancy, guard);
             }
         }
     }
 
-    /// Drop the slot of game `id` if nothing holds it and its task has stopped, so that the
+    /// Drop the tenancy of game `id` if nothing holds it and its task has stopped, so that the
     /// registry does not grow with every game ever touched. Done under the registry's lock
-    /// with the slot's lock taken without waiting: a caller that holds the slot keeps it.
+    /// with the tenancy's lock taken without waiting: a caller that holds the tenancy keeps it.
     fn forget(&self, id: Uuid) {
-        let mut slots = self.lock_slots();
-        let idle = slots.get(&id).is_some_and(|slot| {
-            slot.try_lock().is_ok_and(|s| match &*s {
-                Slot::Empty => true,
-                Slot::Live(h) => h.is_closed(),
-                Slot::Broken(_) => false,
+        let mut tenancies = self.lock_registry();
+        let idle = tenancies.get(&id).is_some_and(|tenancy| {
+            tenancy.try_lock().is_ok_and(|s| match &*s {
+                Tenancy::Empty => true,
+                Tenancy::Live(h) => h.is_closed(),
+                Tenancy::Broken(_) => false,
             })
         });
         if idle {
-            slots.remove(&id);
+            tenancies.remove(&id);
         }
     }
 
-    fn lock_slots(&self) -> std::sync::MutexGuard<'_, Slots> {
+    fn lock_registry(&self) -> std::sync::MutexGuard<'_, Registry> {
         self.inner
-            .slots
+            .tenancies
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
