@@ -1,0 +1,116 @@
+//! Which database the store runs on — SQLite (a file, the default) or PostgreSQL (a server,
+//! named by a `postgres://` URL) — and how each is opened: its pool, its settings for durable
+//! commits and its own migrations. Everything above this module sees one [`Db`] and runs each
+//! statement on it through [`on_db!`].
+
+use super::StoreError;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{PgPool, SqlitePool};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// How long a connection waits for SQLite's write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Pool size: SQLite has one writer; the rest serve reads (logs, listings, replays). The same
+/// for PostgreSQL, whose connections cost the server a process each.
+const MAX_CONNECTIONS: u32 = 8;
+
+/// A pool on one of the two databases.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Run `$body` with `$pool` bound to the store's pool and `$pg` to whether it is PostgreSQL.
+/// The body is expanded once per driver, so one bind chain serves both and is type-checked
+/// against each (a Rust type one driver cannot bind fails to compile, not at run time).
+macro_rules! on_db {
+    ($db:expr, |$pool:ident, $pg:ident| $body:expr) => {
+        match $db {
+            $crate::store::Db::Sqlite($pool) => {
+                #[allow(unused_variables)]
+                let $pg = false;
+                $body
+            }
+            $crate::store::Db::Postgres($pool) => {
+                #[allow(unused_variables)]
+                let $pg = true;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use on_db;
+
+/// Whether `url` names a PostgreSQL database (anything else is a SQLite URL or path).
+pub fn is_postgres(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+impl Db {
+    /// Connect to `url` with at most `max` connections; for SQLite, create the file if
+    /// `create`. Does not migrate.
+    pub(super) async fn connect(url: &str, create: bool, max: u32) -> Result<Db, StoreError> {
+        if is_postgres(url) {
+            // Durability: PostgreSQL's defaults (`fsync`, `synchronous_commit = on`) make a
+            // commit return only once its WAL is flushed; that is what the writer needs before
+            // it acknowledges an action, so nothing is relaxed here.
+            let options = PgConnectOptions::from_str(url)?;
+            let pool = PgPoolOptions::new()
+                .max_connections(max)
+                .connect_with(options)
+                .await?;
+            Ok(Db::Postgres(pool))
+        } else {
+            let pool = SqlitePoolOptions::new()
+                .max_connections(max)
+                .connect_with(sqlite_options(url, create)?)
+                .await?;
+            Ok(Db::Sqlite(pool))
+        }
+    }
+
+    /// Connect with the server's pool size and apply the migrations of this database.
+    pub(super) async fn open(url: &str, create: bool) -> Result<Db, StoreError> {
+        let db = Db::connect(url, create, MAX_CONNECTIONS).await?;
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    /// Apply the migrations: `migrations/` for SQLite, `migrations/postgres/` for PostgreSQL,
+    /// kept in step (each schema change comes as a pair).
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match self {
+            Db::Sqlite(pool) => sqlx::migrate!("../migrations").run(pool).await?,
+            Db::Postgres(pool) => sqlx::migrate!("../migrations/postgres").run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// Whether this is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Db::Postgres(_))
+    }
+
+    /// Close the pool (for SQLite, checkpointing the WAL).
+    pub async fn close(&self) {
+        match self {
+            Db::Sqlite(pool) => pool.close().await,
+            Db::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+/// SQLite in WAL mode with `synchronous = FULL`: every commit is on disk before its actions
+/// are acknowledged, so neither a killed process nor a power cut loses an acknowledged action.
+/// Group commit in the writer keeps the fsyncs few.
+fn sqlite_options(url: &str, create: bool) -> Result<SqliteConnectOptions, StoreError> {
+    Ok(SqliteConnectOptions::from_str(url)?
+        .create_if_missing(create)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT))
+}
