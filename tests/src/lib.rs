@@ -81,11 +81,7 @@ impl TestServer {
 
     /// Whether the test servers run on PostgreSQL (`SIEGE_TEST_STORE=postgres`).
     pub fn on_postgres() -> bool {
-        match std::env::var("SIEGE_TEST_STORE").as_deref() {
-            Ok("postgres") => true,
-            Ok("sqlite") | Err(_) => false,
-            Ok(other) => panic!("SIEGE_TEST_STORE is sqlite or postgres, not {other:?}"),
-        }
+        siege::store::scratch::Kind::from_env() == siege::store::scratch::Kind::Postgres
     }
 
     /// The database of a server started in `dir`: on PostgreSQL, a database created for the
@@ -118,6 +114,16 @@ impl TestServer {
         sqlx::AnyPool::connect(&TestServer::database_url(dir))
             .await
             .expect("the test database opens")
+    }
+
+    /// The statement that drops the log's append-only trigger on updates, in the store's
+    /// dialect: tests that tamper with a log behind the server's back run it first.
+    pub fn drop_update_trigger() -> &'static str {
+        if TestServer::on_postgres() {
+            "DROP TRIGGER actions_no_update ON actions"
+        } else {
+            "DROP TRIGGER actions_no_update"
+        }
     }
 
     /// Shut down gracefully and wait until the server has finished; returns the folder of its

@@ -15,12 +15,10 @@ async fn a_restarted_server_rebuilds_intact_games_and_holds_tampered_ones() {
 
     // Someone edits the log behind the server's back (the append-only triggers must go first).
     let pool = TestServer::raw_database(&dir).await;
-    let drop_trigger = if TestServer::on_postgres() {
-        "DROP TRIGGER actions_no_update ON actions"
-    } else {
-        "DROP TRIGGER actions_no_update"
-    };
-    sqlx::query(drop_trigger).execute(&pool).await.unwrap();
+    sqlx::query(TestServer::drop_update_trigger())
+        .execute(&pool)
+        .await
+        .unwrap();
     sqlx::query(
         "UPDATE actions SET action = '{\"type\":\"end_phase\"}' WHERE seq = 5 AND game_id = $1",
     )

@@ -3,12 +3,18 @@
 //! (`tests/pg/start.sh` starts one and prints its URL). Every store test runs against both;
 //! the PostgreSQL runs need that cluster, and without the variable they fail saying so rather
 //! than pass having tested nothing.
+//!
+//! Tests that start whole servers pick their store with `SIEGE_TEST_STORE` ([`Kind::from_env`]):
+//! unset, SQLite; `postgres`, PostgreSQL — so the integration tests run on either unchanged.
 
 use sqlx::Connection;
 use std::path::PathBuf;
 
 /// The variable naming the test cluster: a URL whose user may create databases.
 pub const POSTGRES_URL_VAR: &str = "SIEGE_TEST_POSTGRES_URL";
+
+/// The variable choosing the store of the servers that integration tests start.
+pub const STORE_VAR: &str = "SIEGE_TEST_STORE";
 
 /// Which database a test runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +30,18 @@ pub struct Scratch {
     pub url: String,
     /// The temporary folder of a SQLite file (removed by [`Scratch::remove`]).
     pub dir: Option<PathBuf>,
+}
+
+impl Kind {
+    /// The store chosen by `SIEGE_TEST_STORE`: `sqlite` (the default) or `postgres`; any other
+    /// value fails the test, saying what it may be.
+    pub fn from_env() -> Kind {
+        match std::env::var(STORE_VAR).as_deref() {
+            Ok("postgres") => Kind::Postgres,
+            Ok("sqlite") | Ok("") | Err(_) => Kind::Sqlite,
+            Ok(other) => panic!("{STORE_VAR} is sqlite or postgres, not {other:?}"),
+        }
+    }
 }
 
 impl Scratch {
