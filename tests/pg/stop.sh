@@ -10,3 +10,4 @@ as_owner=()
 if [ "$(id -u)" = 0 ]; then as_owner=(runuser -u postgres --); fi
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null || true
 rm -rf "$dir"
+if [ "$(cat "$tmp/siege-pg-last" 2>/dev/null)" = "$dir" ]; then rm -f "$tmp/siege-pg-last"; fi
