@@ -89,11 +89,6 @@ impl Db {
         Ok(())
     }
 
-    /// Whether this is PostgreSQL.
-    pub fn is_postgres(&self) -> bool {
-        matches!(self, Db::Postgres(_))
-    }
-
     /// Close the pool (for SQLite, checkpointing the WAL).
     pub async fn close(&self) {
         match self {
