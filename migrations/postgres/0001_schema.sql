@@ -3,8 +3,10 @@
 -- This one migration reproduces the SQLite schema as it stands after migrations/0001 to 0013
 -- (read those for what each table and column is for; the comments here say only where
 -- PostgreSQL differs). From now on the two schemas are kept in step: every schema change comes
--- as a pair, migrations/NNNN_name.sql for SQLite and migrations/postgres/NNNN_name.sql here,
--- and CI applies both. The SQLite migrations are never edited (sqlx checks their checksums).
+-- as a pair of files of the same name, migrations/NNNN_name.sql for SQLite and
+-- migrations/postgres/NNNN_name.sql here (the first pair being 0014), and CI applies both
+-- (a unit test in server/src/store/db.rs checks the pairs). No migration is ever edited once
+-- released: sqlx checks their checksums.
 --
 -- Differences from SQLite, all of them deliberate:
 -- * Integers are BIGINT (sqlx decodes an `i64` only from an 8-byte integer); flags are BOOLEAN.

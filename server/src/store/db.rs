@@ -109,3 +109,40 @@ fn sqlite_options(url: &str, create: bool) -> Result<SqliteConnectOptions, Store
         .foreign_keys(true)
         .busy_timeout(BUSY_TIMEOUT))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The migrations of the two databases are kept in step: PostgreSQL's first migration
+    /// stands for SQLite's 0001 to 0013, and every later schema change is a pair of files of
+    /// the same name, one in each directory.
+    #[test]
+    fn every_migration_after_the_first_postgres_schema_comes_in_pairs() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+        let names = |dir: &std::path::Path| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap())
+                .filter(|e| e.file_type().unwrap().is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".sql"))
+                .collect();
+            names.sort();
+            names
+        };
+        let sqlite = names(&root);
+        let postgres = names(&root.join("postgres"));
+        assert_eq!(
+            postgres.first().map(String::as_str),
+            Some("0001_schema.sql")
+        );
+        let covered = "0013_bot_games_by_creator.sql";
+        assert!(sqlite.iter().any(|n| n == covered), "{sqlite:?}");
+        let sqlite_later: Vec<&String> = sqlite.iter().filter(|n| n.as_str() > covered).collect();
+        let postgres_later: Vec<&String> = postgres.iter().skip(1).collect();
+        assert_eq!(
+            sqlite_later, postgres_later,
+            "a schema change needs a migration in migrations/ and one of the same name in \
+             migrations/postgres/"
+        );
+    }
+}

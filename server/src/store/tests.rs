@@ -561,3 +561,42 @@ async fn a_store_reopened_has_everything(kind: Kind) {
     reader.close().await;
     dir.remove();
 }
+
+/// The two schemas have the same tables with the same columns (PostgreSQL's `games.rowid`
+/// stands for SQLite's implicit one), so a migration added to one directory and not the other
+/// fails here, on the columns, and not in production, on a query.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: SIEGE_TEST_POSTGRES_URL (tests/pg/start.sh); run with --ignored"]
+async fn postgres_schema_has_the_sqlite_tables_and_columns() {
+    let (sqlite, sqlite_dir) = open(Kind::Sqlite).await;
+    let (postgres, postgres_dir) = open(Kind::Postgres).await;
+    let Db::Sqlite(lite) = sqlite.pool() else {
+        unreachable!()
+    };
+    let Db::Postgres(pg) = postgres.pool() else {
+        unreachable!()
+    };
+    let mut lite_columns: Vec<(String, String)> = sqlx::query_as(
+        "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p \
+         WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> '_sqlx_migrations'",
+    )
+    .fetch_all(lite)
+    .await
+    .unwrap();
+    let mut pg_columns: Vec<(String, String)> = sqlx::query_as(
+        "SELECT table_name::text, column_name::text FROM information_schema.columns \
+         WHERE table_schema = current_schema() AND table_name <> '_sqlx_migrations' \
+           AND NOT (table_name = 'games' AND column_name = 'rowid')",
+    )
+    .fetch_all(pg)
+    .await
+    .unwrap();
+    lite_columns.sort();
+    pg_columns.sort();
+    assert!(lite_columns.len() > 50, "{lite_columns:?}");
+    assert_eq!(lite_columns, pg_columns);
+    sqlite.close().await;
+    postgres.close().await;
+    sqlite_dir.remove();
+    postgres_dir.remove();
+}
