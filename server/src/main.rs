@@ -86,7 +86,8 @@ struct ServeArgs {
     /// Address to listen on (port 0: any free port).
     #[arg(long, env = "SIEGE_ADDR", default_value = "127.0.0.1:8080")]
     addr: String,
-    /// SQLite database URL; the file is created if missing.
+    /// Database URL: a SQLite file (`sqlite://PATH`, created if missing) or PostgreSQL
+    /// (`postgres://USER:PASSWORD@HOST:PORT/DB`, an existing database).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://siege.db")]
     database: String,
     /// Folder of the web page (default: ./web, else the project's web/).

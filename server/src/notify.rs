@@ -27,8 +27,8 @@
 //! own resolver ([`PublicOnly`]), since a name may resolve elsewhere later.
 
 use crate::store::Store;
+use crate::store::{Db, on_db};
 use siege_protocol::Side;
-use sqlx::SqlitePool;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -466,24 +466,27 @@ pub struct Settings {
 }
 
 /// The settings of account `id`.
-pub async fn settings(pool: &SqlitePool, id: i64) -> Result<Settings, sqlx::Error> {
-    let row: Option<(Option<String>, Option<String>)> =
-        sqlx::query_as("SELECT notify_email, notify_webhook FROM accounts WHERE id = ?")
+pub async fn settings(db: &Db, id: i64) -> Result<Settings, sqlx::Error> {
+    let row: Option<(Option<String>, Option<String>)> = on_db!(db, |pool, pg| {
+        sqlx::query_as("SELECT notify_email, notify_webhook FROM accounts WHERE id = $1")
             .bind(id)
             .fetch_optional(pool)
-            .await?;
+            .await?
+    });
     let (email, webhook) = row.unwrap_or_default();
     Ok(Settings { email, webhook })
 }
 
 /// Store the settings of account `id` (already checked).
-pub async fn save_settings(pool: &SqlitePool, id: i64, s: &Settings) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE accounts SET notify_email = ?, notify_webhook = ? WHERE id = ?")
-        .bind(&s.email)
-        .bind(&s.webhook)
-        .bind(id)
-        .execute(pool)
-        .await?;
+pub async fn save_settings(db: &Db, id: i64, s: &Settings) -> Result<(), sqlx::Error> {
+    on_db!(db, |pool, pg| {
+        sqlx::query("UPDATE accounts SET notify_email = $1, notify_webhook = $2 WHERE id = $3")
+            .bind(&s.email)
+            .bind(&s.webhook)
+            .bind(id)
+            .execute(pool)
+            .await?;
+    });
     Ok(())
 }
 
@@ -521,7 +524,7 @@ struct Delivery {
 
 /// The background task.
 struct Worker {
-    pool: SqlitePool,
+    pool: Db,
     mail: Option<Arc<Mail>>,
     http: reqwest::Client,
     config: NotifyConfig,
@@ -533,7 +536,7 @@ struct Worker {
 /// attempt permits and the server's shutdown.
 #[derive(Clone)]
 struct Retrying {
-    pool: SqlitePool,
+    pool: Db,
     permits: Arc<Semaphore>,
     shutdown: CancellationToken,
     config: NotifyConfig,
@@ -567,15 +570,20 @@ impl Worker {
 
     /// Look the seat up, claim its marker, and start the deliveries.
     async fn handle(&self, turn: YourTurn) -> Result<(), sqlx::Error> {
-        let row: Option<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
-            "SELECT g.name, a.name, a.notify_email, a.notify_webhook \
-             FROM seats s JOIN accounts a ON a.id = s.account_id JOIN games g ON g.id = s.game_id \
-             WHERE s.game_id = ? AND s.side = ?",
-        )
-        .bind(turn.game.to_string())
-        .bind(turn.side.as_str())
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(String, String, Option<String>, Option<String>)> = on_db!(
+            &self.pool,
+            |pool, pg| {
+                sqlx::query_as(
+                    "SELECT g.name, a.name, a.notify_email, a.notify_webhook \
+                     FROM seats s JOIN accounts a ON a.id = s.account_id JOIN games g ON g.id = s.game_id \
+                     WHERE s.game_id = $1 AND s.side = $2",
+                )
+                .bind(turn.game.to_string())
+                .bind(turn.side.as_str())
+                .fetch_optional(pool)
+                .await?
+            }
+        );
         let Some((name, account, email, webhook)) = row else {
             return Ok(()); // a guest's seat, or a computer's
         };
@@ -586,17 +594,18 @@ impl Worker {
         // At most once per waiting period: only the first event for this seq (or a later one)
         // claims the marker; it is kept in the database, so a restart sends nothing again.
         let seq = i64::try_from(turn.seq).unwrap_or(i64::MAX);
-        let claimed = sqlx::query(
-            "UPDATE seats SET notified_seq = ? WHERE game_id = ? AND side = ? \
-             AND (notified_seq IS NULL OR notified_seq < ?)",
-        )
-        .bind(seq)
-        .bind(turn.game.to_string())
-        .bind(turn.side.as_str())
-        .bind(seq)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let claimed = on_db!(&self.pool, |pool, pg| {
+            sqlx::query(
+                "UPDATE seats SET notified_seq = $1 WHERE game_id = $2 AND side = $3 \
+                 AND (notified_seq IS NULL OR notified_seq < $1)",
+            )
+            .bind(seq)
+            .bind(turn.game.to_string())
+            .bind(turn.side.as_str())
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
         if claimed == 0 {
             return Ok(());
         }
@@ -642,11 +651,13 @@ fn backoff(config: &NotifyConfig, n: u32) -> Duration {
 
 /// Whether seat `d.side` still waits in the period `d` was made for: nothing was logged in its
 /// game after action `d.seq` (an action by the player, or anything ending the game, ends it).
-async fn still_waiting(pool: &SqlitePool, d: &Delivery) -> Result<bool, sqlx::Error> {
-    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(seq) FROM actions WHERE game_id = ?")
-        .bind(d.game.to_string())
-        .fetch_one(pool)
-        .await?;
+async fn still_waiting(db: &Db, d: &Delivery) -> Result<bool, sqlx::Error> {
+    let (last,): (Option<i64>,) = on_db!(db, |pool, pg| {
+        sqlx::query_as("SELECT MAX(seq) FROM actions WHERE game_id = $1")
+            .bind(d.game.to_string())
+            .fetch_one(pool)
+            .await?
+    });
     Ok(last.and_then(|l| u64::try_from(l).ok()) == Some(d.seq))
 }
 

@@ -1,7 +1,8 @@
 //! Kill -9 loses nothing that was acknowledged: the real `siege` binary is killed mid-game
 //! (with an action in flight), restarted on the same database, rebuilds the game from its log,
 //! and the clients resume from the seq they had. Then a SIGTERM shuts it down gracefully,
-//! closing the sockets with "going away".
+//! closing the sockets with "going away". On SQLite, or on PostgreSQL with
+//! `SIEGE_TEST_STORE=postgres` (docs/scaling.md).
 
 #[path = "../../tests/src/client.rs"]
 mod client;
@@ -10,6 +11,7 @@ use client::{Http, Read, Ws, action_frame, choose, temp_dir};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
+use siege::store::scratch::Kind;
 use std::collections::BTreeMap;
 use tokio::process::Child;
 
@@ -117,7 +119,11 @@ impl Table {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_loses_no_acknowledged_action_and_clients_resume() {
     let dir = temp_dir("crash");
-    let db = format!("sqlite://{}", dir.join("siege.db").display());
+    // SQLite unless SIEGE_TEST_STORE=postgres (a fresh database on the test cluster).
+    let db = match Kind::from_env() {
+        Kind::Sqlite => format!("sqlite://{}", dir.join("siege.db").display()),
+        Kind::Postgres => siege::store::scratch::postgres_database().await,
+    };
     let (mut first, http) = spawn_server(&db).await;
     // A random game may end early (rarely): then sit down at a new one.
     let mut tries = 0;

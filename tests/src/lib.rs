@@ -2,6 +2,11 @@
 //! database, and a client ([`client`]) that speaks only docs/protocol.md. The tests themselves live
 //! in `tests/`; the one that must kill a server process lives in the server package, where
 //! the `siege` binary is at hand.
+//!
+//! The servers run on SQLite unless `SIEGE_TEST_STORE=postgres`: then each test's server gets a
+//! fresh database on the PostgreSQL cluster named by `SIEGE_TEST_POSTGRES_URL`
+//! (`tests/pg/start.sh`), so the same tests run on both stores (`.ci/run` runs the storage
+//! tests a second time so). Asking for PostgreSQL without the URL fails the test, saying so.
 
 pub mod client;
 
@@ -21,6 +26,9 @@ fn log_if_asked() {
             .try_init();
     }
 }
+
+/// Where a test folder names its PostgreSQL database.
+const POSTGRES_URL_FILE: &str = "postgres-url";
 
 /// A server running in this process.
 pub struct TestServer {
@@ -49,7 +57,7 @@ impl TestServer {
     /// limits turn them on in `adjust`.
     pub async fn start_in(dir: PathBuf, adjust: impl FnOnce(&mut Config)) -> TestServer {
         log_if_asked();
-        let db = TestServer::database_url(&dir);
+        let db = TestServer::prepare_database(&dir).await;
         let mut config = Config::new("127.0.0.1:0", db);
         config.limits = siege::server::limits::Limits::unlimited();
         adjust(&mut config);
@@ -71,9 +79,51 @@ impl TestServer {
         }
     }
 
-    /// The database URL of a server started in `dir`.
+    /// Whether the test servers run on PostgreSQL (`SIEGE_TEST_STORE=postgres`).
+    pub fn on_postgres() -> bool {
+        siege::store::scratch::Kind::from_env() == siege::store::scratch::Kind::Postgres
+    }
+
+    /// The database of a server started in `dir`: on PostgreSQL, a database created for the
+    /// folder the first time and named in it (`postgres-url`), so that a server started again
+    /// in the same folder finds the same games.
+    pub async fn prepare_database(dir: &std::path::Path) -> String {
+        if TestServer::on_postgres() && !dir.join(POSTGRES_URL_FILE).exists() {
+            let url = siege::store::scratch::postgres_database().await;
+            std::fs::write(dir.join(POSTGRES_URL_FILE), &url).expect("postgres-url written");
+        }
+        TestServer::database_url(dir)
+    }
+
+    /// The database URL of a server started in `dir` (after [`TestServer::prepare_database`]).
     pub fn database_url(dir: &std::path::Path) -> String {
-        format!("sqlite://{}", dir.join("siege.db").display())
+        if TestServer::on_postgres() {
+            std::fs::read_to_string(dir.join(POSTGRES_URL_FILE))
+                .expect("the folder's PostgreSQL database was created when its server started")
+        } else {
+            format!("sqlite://{}", dir.join("siege.db").display())
+        }
+    }
+
+    /// A direct connection to the database of the server started in `dir`, for tests that read
+    /// or tamper with rows behind the server's back: sqlx's `Any` driver, on either store.
+    /// Statements use `$N` placeholders, which both drivers bind by number; where the dialects
+    /// differ, a test picks its spelling by [`TestServer::on_postgres`].
+    pub async fn raw_database(dir: &std::path::Path) -> sqlx::AnyPool {
+        sqlx::any::install_default_drivers();
+        sqlx::AnyPool::connect(&TestServer::database_url(dir))
+            .await
+            .expect("the test database opens")
+    }
+
+    /// The statement that drops the log's append-only trigger on updates, in the store's
+    /// dialect: tests that tamper with a log behind the server's back run it first.
+    pub fn drop_update_trigger() -> &'static str {
+        if TestServer::on_postgres() {
+            "DROP TRIGGER actions_no_update ON actions"
+        } else {
+            "DROP TRIGGER actions_no_update"
+        }
     }
 
     /// Shut down gracefully and wait until the server has finished; returns the folder of its

@@ -105,9 +105,7 @@ async fn sign_up_log_in_log_out_and_change_password() {
 
     // The database keeps an argon2id hash, never the password; sessions hold no secret.
     let dir = server.stop_keeping_data().await;
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&dir).await;
     let (hash,): (String,) = sqlx::query_as("SELECT password_hash FROM accounts")
         .fetch_one(&pool)
         .await
@@ -309,15 +307,16 @@ async fn a_session_in_use_is_kept_thirty_days_from_its_last_use() {
     let server = TestServer::start().await;
     let a = server.http.stranger();
     assert_eq!(sign_up(&a, "Conger", "legation1900").await.0, 201);
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&server.dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&server.dir).await;
     let now = time_now();
     let day = 86_400;
-    sqlx::query(
+    sqlx::query(if TestServer::on_postgres() {
         "UPDATE sessions SET expires_at = expires_at - 20 * 86400, \
-           data = json_set(data, '$.seen', ?)",
-    )
+           data = (data::jsonb || jsonb_build_object('seen', $1::bigint))::text"
+    } else {
+        "UPDATE sessions SET expires_at = expires_at - 20 * 86400, \
+           data = json_set(data, '$.seen', $1)"
+    })
     .bind(now / day - 20)
     .execute(&pool)
     .await

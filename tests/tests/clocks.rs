@@ -339,11 +339,9 @@ async fn a_timed_game_nobody_joined_expires_with_its_clock() {
             .contains("bank_seconds")
     );
     let dir = server.stop_keeping_data().await;
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&dir).await;
     // Fifteen days pass (the default expiry age is 14).
-    sqlx::query("UPDATE games SET created_at = created_at - ?, updated_at = updated_at - ?")
+    sqlx::query("UPDATE games SET created_at = created_at - $1, updated_at = updated_at - $2")
         .bind(15 * 24 * 3600 * 1000_i64)
         .bind(15 * 24 * 3600 * 1000_i64)
         .execute(&pool)

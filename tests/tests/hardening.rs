@@ -377,11 +377,9 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
 
     // Fifteen days pass for every game; the one played long ago gets an action of 15 days
     // ago (its log's rows cannot be changed, only added).
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&dir).await;
     let days = 15 * 24 * 3600 * 1000_i64;
-    sqlx::query("UPDATE games SET created_at = created_at - ?")
+    sqlx::query("UPDATE games SET created_at = created_at - $1")
         .bind(days)
         .execute(&pool)
         .await
@@ -389,7 +387,7 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     sqlx::query(
         "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) \
          SELECT id, 1, 'allied', '{\"type\":\"deploy_default\"}', '[]', 'x', 0, 'allied_setup', created_at \
-         FROM games WHERE id = ?",
+         FROM games WHERE id = $1",
     )
     .bind(&played_long_ago)
     .execute(&pool)
@@ -397,8 +395,8 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     .unwrap();
     sqlx::query(
         "INSERT INTO actions (game_id, seq, side, action, events, state_hash, turn, phase, at) \
-         SELECT id, 1, 'allied', '{\"type\":\"deploy_default\"}', '[]', 'x', 0, 'allied_setup', created_at + ? \
-         FROM games WHERE id = ?",
+         SELECT id, 1, 'allied', '{\"type\":\"deploy_default\"}', '[]', 'x', 0, 'allied_setup', created_at + $1 \
+         FROM games WHERE id = $2",
     )
     .bind(days)
     .bind(&played_lately)
@@ -421,14 +419,12 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     assert!(gone, "the game nobody joined for 15 days expired");
     assert_eq!(http.get(&format!("/api/games/{joined}")).await.0, 200);
     let dir = server.stop_keeping_data().await;
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&dir).await;
     let expired: Vec<(String,)> = sqlx::query_as("SELECT id FROM expired_games")
         .fetch_all(&pool)
         .await
         .unwrap();
-    let (lately,): (i64,) = sqlx::query_as("SELECT count(*) FROM games WHERE id = ?")
+    let (lately,): (i64,) = sqlx::query_as("SELECT count(*) FROM games WHERE id = $1")
         .bind(&played_lately)
         .fetch_one(&pool)
         .await
@@ -439,7 +435,7 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     let mut expired = expired;
     expired.sort();
     assert_eq!(expired, expected);
-    let (left,): (i64,) = sqlx::query_as("SELECT count(*) FROM actions WHERE game_id = ?")
+    let (left,): (i64,) = sqlx::query_as("SELECT count(*) FROM actions WHERE game_id = $1")
         .bind(&played_long_ago)
         .fetch_one(&pool)
         .await
@@ -447,7 +443,7 @@ async fn games_nobody_joined_expire_and_the_rest_stay() {
     assert_eq!(left, 0, "an expired game goes with its log");
     // The log is still append-only for every game that was not expired.
     assert!(
-        sqlx::query("DELETE FROM actions WHERE game_id = ?")
+        sqlx::query("DELETE FROM actions WHERE game_id = $1")
             .bind(&played_lately)
             .execute(&pool)
             .await

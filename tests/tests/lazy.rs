@@ -25,27 +25,25 @@ fn small_snapshots(c: &mut siege::server::Config) {
 
 /// Run SQL on a stopped server's database (the append-only triggers dropped first).
 async fn tamper(dir: &std::path::Path, sql: &[&str], id: &str) {
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(dir).await;
     for s in sql {
-        // The statements are the tests' own, with the game id bound.
-        sqlx::query(sqlx::AssertSqlSafe(s.to_string()))
-            .bind(id)
-            .execute(&pool)
-            .await
-            .unwrap();
+        // The statements are the tests' own, with the game id bound where they take it.
+        let query = sqlx::query(sqlx::AssertSqlSafe(s.to_string()));
+        let query = if s.contains("$1") {
+            query.bind(id)
+        } else {
+            query
+        };
+        query.execute(&pool).await.unwrap();
     }
     pool.close().await;
 }
 
 /// The seqs of a game's stored snapshots.
 async fn snapshot_seqs(dir: &std::path::Path, id: &str) -> Vec<i64> {
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(dir).await;
     let rows: Vec<(i64,)> =
-        sqlx::query_as("SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq")
+        sqlx::query_as("SELECT seq FROM snapshots WHERE game_id = $1 ORDER BY seq")
             .bind(id)
             .fetch_all(&pool)
             .await
@@ -132,14 +130,14 @@ async fn a_cold_game_loads_from_its_snapshot_with_the_tail_hashes_checked() {
     );
     // An entry after the last snapshot, changed behind the server's back.
     let edit = format!(
-        "UPDATE actions SET state_hash = '00' WHERE seq = {} AND game_id = ?",
+        "UPDATE actions SET state_hash = '00' WHERE seq = {} AND game_id = $1",
         last_snapshot + 1
     );
-    tamper(&dir, &["DROP TRIGGER actions_no_update", &edit], &tampered).await;
+    tamper(&dir, &[TestServer::drop_update_trigger(), &edit], &tampered).await;
     // And an entry of the other game long before its last snapshot: a load that replayed from
     // the seed would stop there, one from the snapshot never reads it (the audit, off here,
     // is what finds it — see below).
-    let early = "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = ?";
+    let early = "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = $1";
     tamper(&dir, &[early], &intact).await;
 
     let server = TestServer::start_in(dir, small_snapshots).await;
@@ -167,8 +165,8 @@ async fn the_audit_finds_what_a_snapshot_hides_and_holds_the_game() {
     tamper(
         &dir,
         &[
-            "DROP TRIGGER actions_no_update",
-            "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = ?",
+            TestServer::drop_update_trigger(),
+            "UPDATE actions SET state_hash = '00' WHERE seq = 5 AND game_id = $1",
         ],
         &id,
     )
@@ -224,12 +222,10 @@ async fn an_audit_checkpoint_never_takes_an_undo_offer_away_after_a_restart() {
     assert!(offered.is_object(), "the test needs an undo offer: {last}");
     let seq = last["seq"].as_i64().unwrap();
     // Wait for the audit to have checked the whole log.
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&server.dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&server.dir).await;
     let mut waited = 0;
     loop {
-        let (audited,): (i64,) = sqlx::query_as("SELECT audited_seq FROM games WHERE id = ?")
+        let (audited,): (i64,) = sqlx::query_as("SELECT audited_seq FROM games WHERE id = $1")
             .bind(&id)
             .fetch_one(&pool)
             .await

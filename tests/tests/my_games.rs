@@ -393,8 +393,35 @@ async fn a_rematch_swaps_the_sides_and_reaches_the_opponent() {
     assert_eq!(first["you"], "chinese");
 }
 
-/// Every byte of the database's files (the database and its write-ahead log), as text.
-fn database_text(dir: &std::path::Path) -> String {
+/// Every byte of the database's files (the database and its write-ahead log), as text; on
+/// PostgreSQL, every row of every table, as text.
+async fn database_text(dir: &std::path::Path) -> String {
+    if TestServer::on_postgres() {
+        let pool = TestServer::raw_database(dir).await;
+        let mut all = String::new();
+        let tables = [
+            "games",
+            "seats",
+            "actions",
+            "snapshots",
+            "accounts",
+            "sessions",
+            "chat",
+            "clocks",
+        ];
+        for table in tables {
+            let (rows,): (String,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT coalesce(string_agg(t::text, ' '), '') FROM {table} t"
+            )))
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            all.push_str(&rows);
+        }
+        pool.close().await;
+        assert!(all.contains("Siege"), "the rows were read");
+        return all;
+    }
     let mut all = Vec::new();
     for name in ["siege.db", "siege.db-wal"] {
         if let Ok(bytes) = std::fs::read(dir.join(name)) {
@@ -434,7 +461,7 @@ async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
 
     // Not in the database: neither the plaintext, nor anything but its hash.
     let dir = server.stop_keeping_data().await;
-    let stored = database_text(&dir);
+    let stored = database_text(&dir).await;
     assert!(!stored.is_empty());
     assert!(
         !stored.contains(&first_code),
@@ -486,7 +513,7 @@ async fn a_rematch_code_is_stored_hashed_and_issued_afresh_after_a_restart() {
         .post_json(&join_path, json!({"side": "allied", "code": fresh}))
         .await;
     assert_eq!(s, 200, "{b}");
-    assert!(!database_text(&server.dir).contains(&fresh));
+    assert!(!database_text(&server.dir).await.contains(&fresh));
     server.stop().await;
 }
 
@@ -512,9 +539,7 @@ async fn an_expired_rematch_is_forgotten_and_may_be_asked_for_again() {
     let dir = server.stop_keeping_data().await;
 
     // Fifteen days pass; nobody joined the rematch.
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
-        .await
-        .unwrap();
+    let pool = TestServer::raw_database(&dir).await;
     sqlx::query("UPDATE games SET created_at = created_at - 15 * 86400000")
         .execute(&pool)
         .await

@@ -14,19 +14,18 @@ async fn a_restarted_server_rebuilds_intact_games_and_holds_tampered_ones() {
     let dir = server.stop_keeping_data().await;
 
     // Someone edits the log behind the server's back (the append-only triggers must go first).
-    let pool = sqlx::SqlitePool::connect(&TestServer::database_url(&dir))
+    let pool = TestServer::raw_database(&dir).await;
+    sqlx::query(TestServer::drop_update_trigger())
+        .execute(&pool)
         .await
         .unwrap();
-    for sql in [
-        "DROP TRIGGER actions_no_update",
-        "UPDATE actions SET action = '{\"type\":\"end_phase\"}' WHERE seq = 5 AND game_id = ?",
-    ] {
-        sqlx::query(sql)
-            .bind(&tampered)
-            .execute(&pool)
-            .await
-            .unwrap();
-    }
+    sqlx::query(
+        "UPDATE actions SET action = '{\"type\":\"end_phase\"}' WHERE seq = 5 AND game_id = $1",
+    )
+    .bind(&tampered)
+    .execute(&pool)
+    .await
+    .unwrap();
     pool.close().await;
 
     let server = TestServer::start_in(dir, |_| {}).await;

@@ -6,9 +6,8 @@
 
 pub mod sessions;
 
-use crate::store::{Store, StoreError, now_ms};
+use crate::store::{Db, Store, StoreError, now_ms, on_db};
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
-use sqlx::SqlitePool;
 
 /// The shortest and longest user names, in characters.
 pub const NAME_CHARS: std::ops::RangeInclusive<usize> = 3..=24;
@@ -121,13 +120,13 @@ async fn decoy() -> Result<String, AccountError> {
 /// The accounts of a store.
 #[derive(Clone, Debug)]
 pub struct Accounts {
-    pool: SqlitePool,
+    db: Db,
 }
 
 impl Accounts {
     pub fn new(store: &Store) -> Accounts {
         Accounts {
-            pool: store.pool().clone(),
+            db: store.pool().clone(),
         }
     }
 
@@ -136,15 +135,22 @@ impl Accounts {
         let name = check_name(name)?.to_string();
         check_password(password)?;
         let hashed = hash(password.to_string()).await?;
-        let row: Option<(i64,)> = sqlx::query_as(
-            "INSERT INTO accounts (name, password_hash, created_at) VALUES (?, ?, ?) \
-             ON CONFLICT (name) DO NOTHING RETURNING id",
-        )
-        .bind(&name)
-        .bind(&hashed)
-        .bind(now_ms())
-        .fetch_optional(&self.pool)
-        .await?;
+        // Names are unique regardless of case: SQLite's column is `COLLATE NOCASE`,
+        // PostgreSQL's unique index is on `lower(name)`, the conflict target named here.
+        let row: Option<(i64,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(if pg {
+                "INSERT INTO accounts (name, password_hash, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (lower(name)) DO NOTHING RETURNING id"
+            } else {
+                "INSERT INTO accounts (name, password_hash, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (name) DO NOTHING RETURNING id"
+            })
+            .bind(&name)
+            .bind(&hashed)
+            .bind(now_ms())
+            .fetch_optional(pool)
+            .await?
+        });
         match row {
             Some((id,)) => Ok(Account { id, name, epoch: 0 }),
             None => Err(AccountError::NameTaken(name)),
@@ -153,11 +159,16 @@ impl Accounts {
 
     /// The account named `name` if `password` is its password.
     pub async fn log_in(&self, name: &str, password: &str) -> Result<Account, AccountError> {
-        let row: Option<(i64, String, String, i64)> =
-            sqlx::query_as("SELECT id, name, password_hash, epoch FROM accounts WHERE name = ?")
-                .bind(name.trim())
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<(i64, String, String, i64)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(if pg {
+                "SELECT id, name, password_hash, epoch FROM accounts WHERE lower(name) = lower($1)"
+            } else {
+                "SELECT id, name, password_hash, epoch FROM accounts WHERE name = $1"
+            })
+            .bind(name.trim())
+            .fetch_optional(pool)
+            .await?
+        });
         let Some((id, name, stored, epoch)) = row else {
             let _ = verify(password.to_string(), decoy().await?).await;
             return Err(AccountError::BadCredentials);
@@ -178,25 +189,28 @@ impl Accounts {
         new: &str,
     ) -> Result<Account, AccountError> {
         check_password(new)?;
-        let (stored,): (String,) =
-            sqlx::query_as("SELECT password_hash FROM accounts WHERE id = ?")
+        let (stored,): (String,) = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as("SELECT password_hash FROM accounts WHERE id = $1")
                 .bind(account.id)
-                .fetch_one(&self.pool)
-                .await?;
+                .fetch_one(pool)
+                .await?
+        });
         if !verify(old.to_string(), stored.clone()).await? {
             return Err(AccountError::BadCredentials);
         }
         let hashed = hash(new.to_string()).await?;
         // Only if no other change got in between (the hash compared is the one verified).
-        let row: Option<(i64,)> = sqlx::query_as(
-            "UPDATE accounts SET password_hash = ?, epoch = epoch + 1 \
-             WHERE id = ? AND password_hash = ? RETURNING epoch",
-        )
-        .bind(&hashed)
-        .bind(account.id)
-        .bind(&stored)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(i64,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "UPDATE accounts SET password_hash = $1, epoch = epoch + 1 \
+                 WHERE id = $2 AND password_hash = $3 RETURNING epoch",
+            )
+            .bind(&hashed)
+            .bind(account.id)
+            .bind(&stored)
+            .fetch_optional(pool)
+            .await?
+        });
         let (epoch,) = row.ok_or(AccountError::BadCredentials)?;
         Ok(Account {
             epoch,
@@ -206,12 +220,13 @@ impl Accounts {
 
     /// The account `id` as it is now, if it still exists at `epoch`.
     pub async fn current(&self, id: i64, epoch: i64) -> Result<Option<Account>, AccountError> {
-        let row: Option<(i64, String, i64)> =
-            sqlx::query_as("SELECT id, name, epoch FROM accounts WHERE id = ? AND epoch = ?")
+        let row: Option<(i64, String, i64)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as("SELECT id, name, epoch FROM accounts WHERE id = $1 AND epoch = $2")
                 .bind(id)
                 .bind(epoch)
-                .fetch_optional(&self.pool)
-                .await?;
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(row.map(|(id, name, epoch)| Account { id, name, epoch }))
     }
 }

@@ -1,24 +1,24 @@
-//! Where `tower-sessions` keeps its sessions: the `sessions` table of our SQLite store, through
+//! Where `tower-sessions` keeps its sessions: the `sessions` table of our store, through
 //! the library's extension point, [`SessionStore`] (its own sqlx store does not build against
 //! the sqlx this project uses). The library makes the ids (128 random bits), the cookie and
 //! the expiry; this only stores records. An expired record is never loaded, and
 //! [`SqlSessions::delete_expired`] sweeps them out.
 
+use crate::store::{Db, on_db};
 use async_trait::async_trait;
-use sqlx::SqlitePool;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, ExpiredDeletion, SessionStore};
 
 /// The sessions table as a session store.
 #[derive(Clone, Debug)]
 pub struct SqlSessions {
-    pool: SqlitePool,
+    db: Db,
 }
 
 impl SqlSessions {
     pub fn new(store: &crate::store::Store) -> SqlSessions {
         SqlSessions {
-            pool: store.pool().clone(),
+            db: store.pool().clone(),
         }
     }
 }
@@ -37,17 +37,20 @@ impl SessionStore for SqlSessions {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
         let data = encode(record)?;
         loop {
-            let inserted = sqlx::query(
-                "INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?) \
-                 ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(record.id.to_string())
-            .bind(&data)
-            .bind(record.expiry_date.unix_timestamp())
-            .execute(&self.pool)
-            .await
-            .map_err(backend)?;
-            if inserted.rows_affected() == 1 {
+            let inserted = on_db!(&self.db, |pool, pg| {
+                sqlx::query(
+                    "INSERT INTO sessions (id, data, expires_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (id) DO NOTHING",
+                )
+                .bind(record.id.to_string())
+                .bind(&data)
+                .bind(record.expiry_date.unix_timestamp())
+                .execute(pool)
+                .await
+                .map_err(backend)?
+                .rows_affected()
+            });
+            if inserted == 1 {
                 return Ok(());
             }
             record.id = Id::default();
@@ -55,27 +58,33 @@ impl SessionStore for SqlSessions {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        sqlx::query(
-            "INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?) \
-             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
-        )
-        .bind(record.id.to_string())
-        .bind(encode(record)?)
-        .bind(record.expiry_date.unix_timestamp())
-        .execute(&self.pool)
-        .await
-        .map_err(backend)?;
+        let data = encode(record)?;
+        on_db!(&self.db, |pool, pg| {
+            sqlx::query(
+                "INSERT INTO sessions (id, data, expires_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
+            )
+            .bind(record.id.to_string())
+            .bind(&data)
+            .bind(record.expiry_date.unix_timestamp())
+            .execute(pool)
+            .await
+            .map_err(backend)?;
+        });
         Ok(())
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        let row: Option<(String, i64)> =
-            sqlx::query_as("SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?")
-                .bind(id.to_string())
-                .bind(time::OffsetDateTime::now_utc().unix_timestamp())
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(backend)?;
+        let row: Option<(String, i64)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "SELECT data, expires_at FROM sessions WHERE id = $1 AND expires_at > $2",
+            )
+            .bind(id.to_string())
+            .bind(time::OffsetDateTime::now_utc().unix_timestamp())
+            .fetch_optional(pool)
+            .await
+            .map_err(backend)?
+        });
         let Some((data, expires_at)) = row else {
             return Ok(None);
         };
@@ -89,11 +98,13 @@ impl SessionStore for SqlSessions {
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
-        sqlx::query("DELETE FROM sessions WHERE id = ?")
-            .bind(id.to_string())
-            .execute(&self.pool)
-            .await
-            .map_err(backend)?;
+        on_db!(&self.db, |pool, pg| {
+            sqlx::query("DELETE FROM sessions WHERE id = $1")
+                .bind(id.to_string())
+                .execute(pool)
+                .await
+                .map_err(backend)?;
+        });
         Ok(())
     }
 }
@@ -101,11 +112,13 @@ impl SessionStore for SqlSessions {
 #[async_trait]
 impl ExpiredDeletion for SqlSessions {
     async fn delete_expired(&self) -> session_store::Result<()> {
-        sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
-            .bind(time::OffsetDateTime::now_utc().unix_timestamp())
-            .execute(&self.pool)
-            .await
-            .map_err(backend)?;
+        on_db!(&self.db, |pool, pg| {
+            sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+                .bind(time::OffsetDateTime::now_utc().unix_timestamp())
+                .execute(pool)
+                .await
+                .map_err(backend)?;
+        });
         Ok(())
     }
 }

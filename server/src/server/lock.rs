@@ -39,9 +39,11 @@ pub struct DatabaseLock {
 }
 
 impl DatabaseLock {
-    /// Lock the database at `url`; `Ok(None)` for an in-memory database (nothing to share).
+    /// Lock the database at `url`; `Ok(None)` for an in-memory database (nothing to share)
+    /// and for PostgreSQL, which is no file beside this process: a PostgreSQL database is
+    /// shared by design, and keeping two servers off one game is not a file lock's job there.
     pub fn take(url: &str) -> Result<Option<DatabaseLock>, LockError> {
-        if url.contains(":memory:") {
+        if url.contains(":memory:") || crate::store::is_postgres(url) {
             return Ok(None);
         }
         let Ok(options) = SqliteConnectOptions::from_str(url) else {

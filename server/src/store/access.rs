@@ -2,7 +2,7 @@
 //! whether a public seek takes guests, and the account on each seat (docs/protocol.md,
 //! "Private games and public seeks" and "Accounts").
 
-use super::{Store, StoreError, rows::parse_side};
+use super::{Store, StoreError, on_db, rows::parse_side};
 use siege_protocol::Side;
 use uuid::Uuid;
 
@@ -18,11 +18,12 @@ pub struct Access {
 impl Store {
     /// The access rules of game `id`, if it exists.
     pub async fn access(&self, id: Uuid) -> Result<Option<Access>, StoreError> {
-        let row: Option<(Option<String>, bool)> =
-            sqlx::query_as("SELECT invite_hash, guests FROM games WHERE id = ?")
+        let row: Option<(Option<String>, bool)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as("SELECT invite_hash, guests FROM games WHERE id = $1")
                 .bind(id.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(row.map(|(invite_hash, guests)| Access {
             invite_hash,
             guests,
@@ -38,16 +39,18 @@ impl Store {
         token_hash: &str,
         account: i64,
     ) -> Result<Option<Side>, StoreError> {
-        let row: Option<(String,)> = sqlx::query_as(
-            "UPDATE seats SET account_id = ?1 \
-             WHERE game_id = ?2 AND token_hash = ?3 AND (account_id IS NULL OR account_id = ?1) \
-             RETURNING side",
-        )
-        .bind(account)
-        .bind(id.to_string())
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(String,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "UPDATE seats SET account_id = $1 \
+                 WHERE game_id = $2 AND token_hash = $3 AND (account_id IS NULL OR account_id = $1) \
+                 RETURNING side",
+            )
+            .bind(account)
+            .bind(id.to_string())
+            .bind(token_hash)
+            .fetch_optional(pool)
+            .await?
+        });
         row.map(|(side,)| parse_side(&side)).transpose()
     }
 
@@ -57,13 +60,15 @@ impl Store {
         id: Uuid,
         account: i64,
     ) -> Result<Vec<(Side, String)>, StoreError> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT side, token_hash FROM seats WHERE game_id = ? AND account_id = ? ORDER BY side",
-        )
-        .bind(id.to_string())
-        .bind(account)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<(String, String)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "SELECT side, token_hash FROM seats WHERE game_id = $1 AND account_id = $2 ORDER BY side",
+            )
+            .bind(id.to_string())
+            .bind(account)
+            .fetch_all(pool)
+            .await?
+        });
         rows.into_iter()
             .map(|(side, hash)| Ok((parse_side(&side)?, hash)))
             .collect()
@@ -71,13 +76,15 @@ impl Store {
 
     /// The user names holding the seats of game `id` (none for a guest's seat).
     pub async fn players(&self, id: Uuid) -> Result<siege_protocol::Players, StoreError> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT s.side, a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
-             WHERE s.game_id = ?",
-        )
-        .bind(id.to_string())
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<(String, String)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "SELECT s.side, a.name FROM seats s JOIN accounts a ON a.id = s.account_id \
+                 WHERE s.game_id = $1",
+            )
+            .bind(id.to_string())
+            .fetch_all(pool)
+            .await?
+        });
         let mut players = siege_protocol::Players::default();
         for (side, name) in rows {
             match parse_side(&side)? {

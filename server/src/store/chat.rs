@@ -3,7 +3,7 @@
 //! one statement per message, not through the action writer: a message is not an action and
 //! never waits behind a game's commits.
 
-use super::{Store, StoreError, rfc3339};
+use super::{Store, StoreError, on_db, rfc3339};
 use siege_protocol::{Channel, ChatMessage, Side, You};
 use uuid::Uuid;
 
@@ -36,17 +36,19 @@ impl Store {
         at: i64,
     ) -> Result<ChatMessage, StoreError> {
         let channel = Channel::of(from);
-        let (row_id,): (i64,) = sqlx::query_as(
-            "INSERT INTO chat (game_id, channel, sender, text, at) VALUES (?, ?, ?, ?, ?) \
-             RETURNING id",
-        )
-        .bind(id.to_string())
-        .bind(channel.as_str())
-        .bind(from.as_str())
-        .bind(text)
-        .bind(at)
-        .fetch_one(&self.pool)
-        .await?;
+        let (row_id,): (i64,) = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "INSERT INTO chat (game_id, channel, sender, text, at) VALUES ($1, $2, $3, $4, $5) \
+                 RETURNING id",
+            )
+            .bind(id.to_string())
+            .bind(channel.as_str())
+            .bind(from.as_str())
+            .bind(text)
+            .bind(at)
+            .fetch_one(pool)
+            .await?
+        });
         message((
             row_id,
             channel.as_str().to_string(),
@@ -65,31 +67,35 @@ impl Store {
     ) -> Result<Vec<ChatMessage>, StoreError> {
         let table = channels.contains(&Channel::Table);
         let spectators = channels.contains(&Channel::Spectators);
-        let rows: Vec<Row> = sqlx::query_as(
-            "SELECT id, channel, sender, text, at FROM ( \
-                 SELECT id, channel, sender, text, at FROM chat \
-                 WHERE game_id = ?1 \
-                   AND ((channel = 'table' AND ?2) OR (channel = 'spectators' AND ?3)) \
-                 ORDER BY id DESC LIMIT ?4 \
-             ) ORDER BY id",
-        )
-        .bind(id.to_string())
-        .bind(table)
-        .bind(spectators)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<Row> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(
+                "SELECT id, channel, sender, text, at FROM ( \
+                     SELECT id, channel, sender, text, at FROM chat \
+                     WHERE game_id = $1 \
+                       AND ((channel = 'table' AND $2) OR (channel = 'spectators' AND $3)) \
+                     ORDER BY id DESC LIMIT $4 \
+                 ) AS latest ORDER BY id",
+            )
+            .bind(id.to_string())
+            .bind(table)
+            .bind(spectators)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?
+        });
         rows.into_iter().map(message).collect()
     }
 
     /// Whether `side`'s seat of game `id` muted the spectator chat.
     pub async fn chat_muted(&self, id: Uuid, side: Side) -> Result<bool, StoreError> {
-        let row: Option<(i64,)> =
-            sqlx::query_as("SELECT 1 FROM chat_mutes WHERE game_id = ? AND side = ?")
+        // An `i32`: PostgreSQL types the literal 1 as `integer`, and SQLite decodes either.
+        let row: Option<(i32,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as("SELECT 1 FROM chat_mutes WHERE game_id = $1 AND side = $2")
                 .bind(id.to_string())
                 .bind(side.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(row.is_some())
     }
 
@@ -101,15 +107,17 @@ impl Store {
         muted: bool,
     ) -> Result<(), StoreError> {
         let sql = if muted {
-            "INSERT OR IGNORE INTO chat_mutes (game_id, side) VALUES (?, ?)"
+            "INSERT INTO chat_mutes (game_id, side) VALUES ($1, $2) ON CONFLICT DO NOTHING"
         } else {
-            "DELETE FROM chat_mutes WHERE game_id = ? AND side = ?"
+            "DELETE FROM chat_mutes WHERE game_id = $1 AND side = $2"
         };
-        sqlx::query(sql)
-            .bind(id.to_string())
-            .bind(side.as_str())
-            .execute(&self.pool)
-            .await?;
+        on_db!(&self.db, |pool, pg| {
+            sqlx::query(sql)
+                .bind(id.to_string())
+                .bind(side.as_str())
+                .execute(pool)
+                .await?;
+        });
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! plaintext in memory ([`crate::server::rematch::Rematches`]).
 
 use super::rows::parse_side;
-use super::{Store, StoreError};
+use super::{Store, StoreError, on_db};
 use siege_protocol::Side;
 use uuid::Uuid;
 
@@ -21,11 +21,12 @@ pub struct StoredRematch {
 impl Store {
     /// Game `id`'s rematch, if one was asked for.
     pub async fn rematch(&self, id: Uuid) -> Result<Option<StoredRematch>, StoreError> {
-        let row: Option<(Option<String>, Option<String>)> =
-            sqlx::query_as("SELECT rematch_id, rematch_by FROM games WHERE id = ?")
+        let row: Option<(Option<String>, Option<String>)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as("SELECT rematch_id, rematch_by FROM games WHERE id = $1")
                 .bind(id.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
+                .fetch_optional(pool)
+                .await?
+        });
         match row {
             Some((Some(game_id), Some(by))) => Ok(Some(StoredRematch {
                 game_id,
@@ -38,25 +39,31 @@ impl Store {
     /// Record `rematch` as game `id`'s rematch, unless it already has one: whether it was
     /// recorded.
     pub async fn set_rematch(&self, id: Uuid, rematch: &StoredRematch) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE games SET rematch_id = ?, rematch_by = ? WHERE id = ? AND rematch_id IS NULL",
-        )
-        .bind(&rematch.game_id)
-        .bind(rematch.by.as_str())
-        .bind(id.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let done = on_db!(&self.db, |pool, pg| {
+            sqlx::query(
+                "UPDATE games SET rematch_id = $1, rematch_by = $2 WHERE id = $3 AND rematch_id IS NULL",
+            )
+            .bind(&rematch.game_id)
+            .bind(rematch.by.as_str())
+            .bind(id.to_string())
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
         Ok(done == 1)
     }
 
     /// Replace the invite-code hash of private game `id` (a rematch's code issued afresh).
     pub async fn set_invite_hash(&self, id: Uuid, hash: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE games SET invite_hash = ? WHERE id = ? AND invite_hash IS NOT NULL")
+        on_db!(&self.db, |pool, pg| {
+            sqlx::query(
+                "UPDATE games SET invite_hash = $1 WHERE id = $2 AND invite_hash IS NOT NULL",
+            )
             .bind(hash)
             .bind(id.to_string())
-            .execute(&self.pool)
+            .execute(pool)
             .await?;
+        });
         Ok(())
     }
 }

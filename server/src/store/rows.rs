@@ -1,5 +1,6 @@
-//! Rows as SQLite returns them, and their checked conversion into the wire types. A row that
-//! breaks the schema's promises is a [`StoreError::Corrupt`], never a panic.
+//! Rows as the store returns them (from SQLite or PostgreSQL), and their checked conversion
+//! into the wire types. A row that breaks the schema's promises is a [`StoreError::Corrupt`],
+//! never a panic.
 
 use super::{StoreError, rfc3339};
 use serde_json::Value;
