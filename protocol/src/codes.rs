@@ -36,6 +36,9 @@ pub const BAD_REQUEST: &str = "bad_request";
 pub const INVALID_POSITION: &str = "invalid_position";
 /// The server is shutting down.
 pub const SHUTTING_DOWN: &str = "shutting_down";
+/// The game is run by another server node (several nodes on one database) or is passing to
+/// one: connect again, and the load balancer or the node reached passes you on.
+pub const MOVED: &str = "moved";
 /// Something went wrong inside the server; the message says no more than the client needs.
 pub const INTERNAL: &str = "internal";
 /// A stored log does not replay to its stored state hashes, or the engine failed to settle an

@@ -133,6 +133,20 @@ struct ServeArgs {
     /// reached through a TLS proxy.
     #[arg(long, env = "SIEGE_SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
     secure_cookies: bool,
+    /// This node's name when several `siege serve` share one PostgreSQL database: each game is
+    /// then run by one node at a time, which holds its lease (docs/scaling.md). Unique per
+    /// node. Without it the server runs alone and takes no leases.
+    #[arg(long, env = "SIEGE_NODE_ID")]
+    node_id: Option<String>,
+    /// With --node-id: the URL the other nodes reach this one at, to pass it requests for its
+    /// games (`http://node1:8080`); by default `http://` and the address listened on.
+    #[arg(long, env = "SIEGE_ADVERTISE", requires = "node_id")]
+    advertise: Option<String>,
+    /// With --node-id: seconds a game's lease lasts unless renewed — how long the games of a
+    /// node that died wait before another node takes them.
+    #[arg(long, env = "SIEGE_LEASE_SECS", default_value_t = siege::games::cluster::LEASE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    lease_secs: u64,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -422,6 +436,11 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         config.limits = args.limits.limits();
         config.secure_cookies = args.secure_cookies;
         config.notify = args.notify.config();
+        config.cluster = args.node_id.map(|node| siege::games::cluster::Cluster {
+            node,
+            addr: args.advertise.unwrap_or_default(),
+            lease: std::time::Duration::from_secs(args.lease_secs),
+        });
         let mut server = Server::bind(&config).await.context("starting the server")?;
         if let Some(stages) = stages {
             let routes = siege::load::routes::bench(

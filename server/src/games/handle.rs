@@ -106,6 +106,10 @@ pub enum GameError {
     TooManyOpen(u32),
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// Another node of several runs this game now (it holds the game's lease): ask it, or ask
+    /// again once the lease has passed.
+    #[error("game is run by another server node ({node}); try again")]
+    Elsewhere { node: String, addr: String },
     /// The task has stopped (idle unload or shutdown); ask the registry again.
     #[error("the game task has stopped")]
     Gone,

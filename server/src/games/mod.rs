@@ -20,6 +20,7 @@
 pub mod bots;
 pub mod chat;
 pub(crate) mod clock;
+pub mod cluster;
 mod expiry;
 mod frames;
 mod handle;
@@ -76,6 +77,8 @@ pub struct GamesConfig {
     /// In a game without a clock, how long a decision may wait before the other side may claim
     /// the game as abandoned; `None`: never.
     pub abandon_after: Option<Duration>,
+    /// This node's place among several on one database (leases); `None` for a single server.
+    pub cluster: Option<cluster::Cluster>,
 }
 
 impl Default for GamesConfig {
@@ -88,6 +91,7 @@ impl Default for GamesConfig {
             bots: bots::BotConfig::default(),
             notifier: crate::notify::Notifier::off(),
             abandon_after: None,
+            cluster: None,
         }
     }
 }
@@ -153,6 +157,8 @@ struct Inner {
     states: Mutex<HashMap<Uuid, (u64, Game)>>,
     /// The computer players' worker threads, started with the first game that seats one.
     pool: Mutex<Option<bots::Pool>>,
+    /// The leases this node holds, when it is one of several.
+    fences: Mutex<cluster::Fences>,
 }
 
 /// The registry: clone freely.
@@ -219,6 +225,7 @@ impl Games {
                 tenancies: Mutex::new(HashMap::new()),
                 states: Mutex::new(HashMap::new()),
                 pool: Mutex::new(None),
+                fences: Mutex::new(cluster::Fences::new()),
             }),
         }
     }
@@ -332,6 +339,15 @@ impl Games {
             self.lock_registry().remove(&id);
             return Err(e.into());
         }
+        // A new game is nobody else's: its lease is taken at once (with several nodes).
+        let fence = match self.take_lease(id).await {
+            Ok(fence) => fence,
+            Err(e) => {
+                drop(registered);
+                self.lock_registry().remove(&id);
+                return Err(e);
+            }
+        };
         let mut seats = vec![(side, token_hash)];
         let mut bots = Vec::new();
         if let Some(level) = own_bot.filter(|_| bot_seat.is_some()) {
@@ -360,6 +376,7 @@ impl Games {
                 bots: &bots,
             },
             clock,
+            fence,
         )?;
         *registered = Tenancy::Live(handle);
         drop(registered);
@@ -510,8 +527,22 @@ impl Games {
     }
 
     /// Load game `id` from the store: its latest snapshot and the entries after it, replayed
-    /// with their hashes checked; then start its task.
+    /// with their hashes checked; then start its task. With several nodes, the game's lease is
+    /// taken first, so that the log read has every action its last holder wrote; it is let go
+    /// again if the game does not start.
     async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
+        let store = &self.inner.store;
+        store.game(id).await?.ok_or(GameError::NotFound)?;
+        let fence = self.take_lease(id).await?;
+        let loaded = self.load_leased(id, fence).await;
+        if let (Err(_), Some(fence)) = (&loaded, fence) {
+            self.release_lease(id, fence).await;
+        }
+        loaded
+    }
+
+    /// [`Games::load`] once the lease (if any) is held.
+    async fn load_leased(&self, id: Uuid, fence: Option<i64>) -> Result<GameHandle, GameError> {
         let store = &self.inner.store;
         let row = store.game(id).await?.ok_or(GameError::NotFound)?;
         if let Some(why) = row.held.clone() {
@@ -552,6 +583,7 @@ impl Games {
                 bots: &bots,
             },
             clock,
+            fence,
         )
     }
 
@@ -649,6 +681,7 @@ impl Games {
         status: GameStatus,
         seating: Seating<'_>,
         clock: Option<clock::Clock>,
+        fence: Option<i64>,
     ) -> Result<GameHandle, GameError> {
         let Seating {
             tokens: seats,
@@ -681,6 +714,7 @@ impl Games {
                 clock,
                 notifier: inner.config.notifier.clone(),
                 abandon_after: inner.config.abandon_after,
+                fence,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
@@ -701,7 +735,11 @@ impl Games {
             let _loaded = crate::observe::Held::new(crate::observe::GAMES_LOADED);
             run.await;
             if let Some(inner) = registry.upgrade() {
-                Games { inner }.forget(id);
+                let games = Games { inner };
+                if let Some(fence) = fence {
+                    games.release_lease(id, fence).await;
+                }
+                games.forget(id);
             }
         });
         Ok(handle)

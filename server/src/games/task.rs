@@ -21,7 +21,7 @@ use crate::notify::{Notifier, YourTurn};
 use crate::probe::{ActionTiming, Probes};
 use crate::rules::{Action, Game, HashVersion, RuleError};
 use crate::store::writer::{Entry, Writer};
-use crate::store::{Store, now_ms, seats_of};
+use crate::store::{Store, StoreError, now_ms, seats_of};
 use axum::extract::ws::Utf8Bytes;
 use siege_protocol::{Explanation, GameStatus, ServerFrame, Side, You, codes};
 use std::sync::Arc;
@@ -55,6 +55,9 @@ pub(crate) struct Links {
     /// In a game without a clock, how long the side to act may let the decision wait before
     /// the other side may claim the game as abandoned; `None`: never.
     pub abandon_after: Option<Duration>,
+    /// The fencing number of the game's lease, when this node runs it as one of several
+    /// (every append is conditioned on it); `None` for a single server.
+    pub fence: Option<i64>,
 }
 
 /// The computer seats of a game and the channel to their driver.
@@ -112,6 +115,8 @@ pub(crate) struct GameTask {
     present: [Arc<AtomicUsize>; 2],
     /// See [`Links::abandon_after`].
     abandon_after: Option<Duration>,
+    /// See [`Links::fence`].
+    fence: Option<i64>,
 }
 
 /// The index of `side` in per-side arrays.
@@ -141,6 +146,7 @@ impl GameTask {
             clock,
             notifier,
             abandon_after,
+            fence,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -167,6 +173,7 @@ impl GameTask {
             notifier,
             present: [Arc::default(), Arc::default()],
             abandon_after,
+            fence,
         })
     }
 
@@ -316,7 +323,15 @@ impl GameTask {
                 action,
                 reply,
             } => {
-                let _ = reply.send(self.act(side, seq, action).await);
+                let acted = self.act(side, seq, action).await;
+                // Another node took the game's lease: it runs the game now, and this task
+                // stops so that its connections go there.
+                let fenced = matches!(&acted, Err(GameError::Store(StoreError::Fenced(_))));
+                let _ = reply.send(acted);
+                if fenced {
+                    tracing::warn!(game = %self.id, "the game's lease was taken by another node: stopping here");
+                    return false;
+                }
                 self.show_bots();
             }
             Command::TakeSeat {
@@ -553,6 +568,7 @@ impl GameTask {
             snapshot,
             clock: self.clock.filter(|_| clock_moved),
             to_act: self.game.to_act(),
+            fence: self.fence,
         };
         let encoded = started.elapsed();
         self.writer.append(entry).await?;
@@ -682,6 +698,7 @@ mod tests {
                 clock: None,
                 notifier: Notifier::off(),
                 abandon_after: None,
+                fence: None,
             },
         )
         .unwrap();

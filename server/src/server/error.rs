@@ -67,6 +67,10 @@ impl From<&GameError> for WireError {
             GameError::TooManyConnections => (codes::TOO_MANY_CONNECTIONS, e.to_string()),
             GameError::TooManyOpen(_) => (codes::TOO_MANY_OPEN_GAMES, e.to_string()),
             GameError::ShuttingDown | GameError::Gone => (codes::SHUTTING_DOWN, e.to_string()),
+            GameError::Elsewhere { .. } | GameError::Store(crate::store::StoreError::Fenced(_)) => (
+                codes::MOVED,
+                "this game moved to another server node; connect again".into(),
+            ),
             GameError::Store(_) | GameError::Internal(_) => {
                 tracing::error!(error = %e, "internal error");
                 (codes::INTERNAL, "internal error".into())
@@ -147,7 +151,12 @@ impl From<GameError> for AppError {
             GameError::TooManyConnections | GameError::TooManyOpen(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
-            GameError::ShuttingDown | GameError::Gone => StatusCode::SERVICE_UNAVAILABLE,
+            GameError::ShuttingDown
+            | GameError::Gone
+            | GameError::Elsewhere { .. }
+            | GameError::Store(crate::store::StoreError::Fenced(_)) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             GameError::Corrupt(_) | GameError::Store(_) | GameError::Internal(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }

@@ -10,6 +10,7 @@ mod auth;
 pub mod client;
 mod error;
 mod export;
+pub mod forward;
 mod guard;
 mod heavy;
 mod http;
@@ -92,6 +93,9 @@ pub struct Config {
     pub secure_cookies: bool,
     /// Your-turn e-mail and webhooks (docs/protocol.md, "Notifications").
     pub notify: crate::notify::NotifyConfig,
+    /// This node's name, address and lease length when it is one of several on one
+    /// database (`--node-id`); `None`: a single server, which takes no leases.
+    pub cluster: Option<crate::games::cluster::Cluster>,
 }
 
 impl Config {
@@ -113,6 +117,7 @@ impl Config {
             limits: Limits::default(),
             secure_cookies: false,
             notify: crate::notify::NotifyConfig::default(),
+            cluster: None,
         }
     }
 }
@@ -148,6 +153,9 @@ pub enum ServerError {
     Locked(#[from] lock::LockError),
     #[error("notifications: {0}")]
     Notify(#[from] crate::notify::NotifyError),
+    /// A setting that cannot work (named with the flag to change).
+    #[error("{0}")]
+    Config(String),
 }
 
 /// What every handler shares.
@@ -277,6 +285,11 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guard::same_origin_writes))
         .layer(DefaultBodyLimit::max(limits::MAX_FRAME));
     guard::security_headers(router)
+        // Outside the guards: a request passed to another node meets that node's.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            forward::to_holder,
+        ))
         // A refusal (busy, over a limit) is not the server failing: not an error in the log,
         // which a flood of refusals would otherwise fill. Real failures are logged where they
         // happen (`AppError::internal`).
@@ -358,6 +371,9 @@ impl Server {
                 "group commit limited by SIEGE_COMMIT_BATCH (a benchmark setting)"
             );
         }
+        // Bound before the games are set up: a node of several advertises the address it got.
+        let listener = TcpListener::bind(&config.addr).await?;
+        let cluster = advertised(config.cluster.clone(), listener.local_addr()?)?;
         let shutdown = CancellationToken::new();
         let games_tracker = TaskTracker::new();
         let notifier = crate::notify::Notifier::start(&config.notify, &store, shutdown.clone())?;
@@ -375,8 +391,13 @@ impl Server {
                 bots: config.bots.clone(),
                 notifier,
                 abandon_after: config.limits.abandon_after,
+                cluster: cluster.clone(),
             },
         );
+        if let Some(cluster) = &cluster {
+            tracing::info!(node = %cluster.node, addr = %cluster.addr, lease_secs = cluster.lease.as_secs_f64(), "one node of several: games are leased");
+            games_tracker.spawn(games.clone().keep_leases());
+        }
         // Games nobody joined are expired before anyone can touch (and so load) them.
         if let Some(age) = config.limits.expire_unjoined {
             let expired = games.expire_unjoined(age).await?;
@@ -410,7 +431,6 @@ impl Server {
         if !config.web_dir.is_dir() {
             tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
         }
-        let listener = TcpListener::bind(&config.addr).await?;
         let caps = listener::Caps::of(&config.limits);
         let state = AppState::new(games, writer.clone(), shutdown, config);
         let housekeeping = tokio::spawn(housekeeping(state.clone()));
@@ -459,6 +479,7 @@ impl Server {
     pub async fn run(self) -> Result<(), ServerError> {
         let shutdown = self.state.shutdown.clone();
         let sockets = self.state.sockets.clone();
+        let games = self.state.games.clone();
         tracing::info!(
             connections = self.caps.total,
             per_address = self.caps.per_address,
@@ -478,11 +499,44 @@ impl Server {
         self.games.close();
         self.games.wait().await;
         self.writer.close().await;
+        // Every game has stopped and its last action is written: its lease passes at once.
+        games.release_leases().await;
         let _ = self.writer_task.await;
         self.store.close().await;
         tracing::info!("shut down");
         Ok(())
     }
+}
+
+/// `cluster` with its address filled in when none was given: `http://` and the address
+/// listened on, unless that is a wildcard, which the other nodes cannot reach.
+fn advertised(
+    cluster: Option<crate::games::cluster::Cluster>,
+    bound: SocketAddr,
+) -> Result<Option<crate::games::cluster::Cluster>, ServerError> {
+    let Some(mut cluster) = cluster else {
+        return Ok(None);
+    };
+    if cluster.node.trim().is_empty() {
+        return Err(ServerError::Config("--node-id must not be empty".into()));
+    }
+    if cluster.addr.is_empty() {
+        if bound.ip().is_unspecified() {
+            return Err(ServerError::Config(format!(
+                "--node-id {}: listening on {bound}, which other nodes cannot reach; say where they reach this node with --advertise http://HOST:PORT",
+                cluster.node
+            )));
+        }
+        cluster.addr = format!("http://{bound}");
+    }
+    let parsed: Option<axum::http::Uri> = cluster.addr.parse().ok();
+    if !parsed.is_some_and(|u| u.scheme_str() == Some("http") && u.authority().is_some()) {
+        return Err(ServerError::Config(format!(
+            "--advertise {}: want http://HOST:PORT",
+            cluster.addr
+        )));
+    }
+    Ok(Some(cluster))
 }
 
 /// How often the metrics recorder drains its histograms.

@@ -18,6 +18,7 @@ mod chat;
 pub(crate) mod clocks;
 mod db;
 mod expiry;
+mod leases;
 mod rematch;
 mod rows;
 pub mod scratch;
@@ -29,6 +30,7 @@ pub mod writer;
 pub use access::Access;
 pub(crate) use db::on_db;
 pub use db::{Db, is_postgres};
+pub use leases::Lease;
 pub use rematch::StoredRematch;
 pub use rows::{ActionRow, GameRow, SummaryRow};
 pub use time::{now_ms, rfc3339};
@@ -158,6 +160,11 @@ pub enum StoreError {
     /// A write the writer could not commit.
     #[error("write failed: {0}")]
     Write(String),
+    /// An append for a game whose lease this node no longer holds: another node took it
+    /// (this one was paused or cut off for longer than a lease), and only it may write the
+    /// game's log now.
+    #[error("game {0} is run by another node now: this node may not write its log")]
+    Fenced(String),
     /// The writer task is gone (the server is shutting down).
     #[error("the store writer has stopped")]
     WriterGone,

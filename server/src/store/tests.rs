@@ -21,6 +21,8 @@ on_both!(
     expiry_rematch_and_access,
     accounts_sessions_and_notification_settings,
     a_store_reopened_has_everything,
+    leases_pass_only_once_expired_and_raise_the_fence,
+    a_fenced_off_nodes_append_is_refused_and_the_holders_commits,
 );
 
 fn new_game(name: &str, creator: Option<&str>, max_open: Option<u32>) -> NewGame {
@@ -61,6 +63,7 @@ fn entry(game: Uuid, seq: u64, side: Side, to_act: Side, at: i64) -> Entry {
         clock: None,
         snapshot: None,
         to_act: Some(to_act),
+        fence: None,
     }
 }
 
@@ -599,4 +602,133 @@ async fn postgres_schema_has_the_sqlite_tables_and_columns() {
     postgres.close().await;
     sqlite_dir.remove();
     postgres_dir.remove();
+}
+
+/// Several nodes: a lease is held until it expires or is let go, taking it raises the fencing
+/// number, renewal reports what a node still holds, and a shutdown lets every lease go.
+async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
+    let (store, dir) = open(kind).await;
+    let game = new_game("leased", None, None);
+    store.create_game(&game).await.unwrap();
+    let id = game.id;
+    let (a, b) = (("n1", "http://a:1"), ("n2", "http://b:2"));
+    assert_eq!(
+        store.take_lease(id, a.0, a.1, 1_000, 6_000).await.unwrap(),
+        Lease::Held(1)
+    );
+    assert_eq!(
+        store.lease_holder(id, 5_999).await.unwrap(),
+        Some(("n1".into(), "http://a:1".into()))
+    );
+    // Before it expires, another node is told who holds it; the holder may take it again.
+    assert_eq!(
+        store.take_lease(id, b.0, b.1, 5_999, 10_999).await.unwrap(),
+        Lease::Elsewhere {
+            node: "n1".into(),
+            addr: "http://a:1".into()
+        }
+    );
+    assert_eq!(
+        store.take_lease(id, a.0, a.1, 2_000, 7_000).await.unwrap(),
+        Lease::Held(2)
+    );
+    // Renewal extends it and reports it still held.
+    assert_eq!(
+        store.renew_leases("n1", 9_000).await.unwrap(),
+        vec![(id, 2)]
+    );
+    assert_eq!(store.lease_holder(id, 9_000).await.unwrap(), None);
+    // Expired: the other node takes it, with a higher fence; the first node no longer holds it.
+    assert_eq!(
+        store.take_lease(id, b.0, b.1, 9_000, 14_000).await.unwrap(),
+        Lease::Held(3)
+    );
+    assert!(store.renew_leases("n1", 20_000).await.unwrap().is_empty());
+    assert_eq!(
+        store.renew_leases("n2", 20_000).await.unwrap(),
+        vec![(id, 3)]
+    );
+    // A release with a stale fence does nothing; the holder's own lets it go at once.
+    store.release_lease(id, "n2", 2).await.unwrap();
+    assert!(store.lease_holder(id, 10_000).await.unwrap().is_some());
+    assert_eq!(store.release_leases("n2").await.unwrap(), 1);
+    assert_eq!(store.lease_holder(id, 10_000).await.unwrap(), None);
+    assert!(store.renew_leases("n2", 30_000).await.unwrap().is_empty());
+    assert_eq!(
+        store
+            .take_lease(id, a.0, a.1, 10_000, 15_000)
+            .await
+            .unwrap(),
+        Lease::Held(4)
+    );
+    store.close().await;
+    drop(dir);
+}
+
+/// Several nodes: once another node has taken a game's lease, an append carrying the old
+/// fencing number is refused with `Fenced` and leaves the log as it was — alone or in a batch
+/// with other games' actions, which still commit — while the new holder's appends go in.
+async fn a_fenced_off_nodes_append_is_refused_and_the_holders_commits(kind: Kind) {
+    let (store, dir) = open(kind).await;
+    let (fenced, other) = (
+        new_game("fenced", None, None),
+        new_game("other", None, None),
+    );
+    store.create_game(&fenced).await.unwrap();
+    store.create_game(&other).await.unwrap();
+    let now = now_ms();
+    let Lease::Held(old) = store
+        .take_lease(fenced.id, "n1", "http://a:1", now, now + 1)
+        .await
+        .unwrap()
+    else {
+        panic!("a free lease is taken")
+    };
+    let Lease::Held(theirs) = store
+        .take_lease(other.id, "n1", "http://a:1", now, now + 60_000)
+        .await
+        .unwrap()
+    else {
+        panic!("a free lease is taken")
+    };
+    let (writer, task) = Writer::start(store.clone());
+    let fenced_entry = |seq, fence| Entry {
+        fence: Some(fence),
+        ..entry(fenced.id, seq, Side::Allied, Side::Chinese, now)
+    };
+    writer.append(fenced_entry(1, old)).await.unwrap();
+    // n1 stalls past the expiry; n2 takes the game over.
+    let Lease::Held(new) = store
+        .take_lease(fenced.id, "n2", "http://b:2", now + 2, now + 60_000)
+        .await
+        .unwrap()
+    else {
+        panic!("an expired lease passes")
+    };
+    assert!(new > old);
+    let refused = writer.append(fenced_entry(2, old)).await.unwrap_err();
+    assert!(
+        matches!(refused, StoreError::Fenced(ref g) if *g == fenced.id.to_string()),
+        "{refused}"
+    );
+    // In one batch with another game's action: that one commits, the fenced one does not.
+    let both = futures_util::future::join(
+        writer.append(fenced_entry(2, old)),
+        writer.append(Entry {
+            fence: Some(theirs),
+            ..entry(other.id, 1, Side::Allied, Side::Chinese, now)
+        }),
+    )
+    .await;
+    assert!(matches!(both.0, Err(StoreError::Fenced(_))), "{:?}", both.0);
+    both.1.unwrap();
+    assert_eq!(store.log_len(fenced.id).await.unwrap(), 1);
+    assert_eq!(store.log_len(other.id).await.unwrap(), 1);
+    // The new holder appends.
+    writer.append(fenced_entry(2, new)).await.unwrap();
+    assert_eq!(store.log_len(fenced.id).await.unwrap(), 2);
+    writer.close().await;
+    task.await.unwrap();
+    store.close().await;
+    drop(dir);
 }

@@ -70,6 +70,10 @@ pub struct Entry {
     /// The side to act after the action (`None` once the game is over): a column of the
     /// action's own row, so the listing's "your move" costs no extra write.
     pub to_act: Option<Side>,
+    /// The fencing number of the game's lease this node holds (several nodes on one
+    /// database): the append commits only if the lease still has it ([`super::leases`]).
+    /// `None` for a single server, which takes no leases.
+    pub fence: Option<i64>,
 }
 
 /// A write nobody waits for.
@@ -367,8 +371,13 @@ async fn commit(
         Err(e) => {
             tracing::error!(error = %e, "appending an action failed");
             metrics::counter!(COMMIT_FAILURES).increment(1);
-            for (_, done) in batch {
-                let _ = done.send(Err(StoreError::Write(e.to_string())));
+            // One waiter at most (a larger batch is retried above): it learns the error
+            // itself, so that a fenced-off game can tell that it must stop.
+            if let Some((_, done)) = batch.into_iter().next() {
+                let _ = done.send(Err(match e {
+                    StoreError::Fenced(game) => StoreError::Fenced(game),
+                    other => StoreError::Write(other.to_string()),
+                }));
             }
             false
         }
@@ -473,14 +482,18 @@ macro_rules! on_driver {
                 conn: &mut $conn,
                 entries: &[&Entry],
             ) -> Result<(), StoreError> {
-                let plain = entries
-                    .iter()
-                    .all(|e| e.finished.is_none() && e.snapshot.is_none() && e.clock.is_none());
+                let plain = entries.iter().all(|e| {
+                    e.finished.is_none()
+                        && e.snapshot.is_none()
+                        && e.clock.is_none()
+                        && e.fence.is_none()
+                });
                 if entries.len() == chunk_len(entries.len()) && plain {
                     // One statement is one transaction: committed (and synced) when it returns.
                     return insert(conn, entries).await;
                 }
                 let mut tx = conn.begin().await?;
+                check_fences(&mut tx, entries).await?;
                 let mut rest = entries;
                 while !rest.is_empty() {
                     let (chunk, tail) = rest.split_at(chunk_len(rest.len()));
@@ -509,6 +522,37 @@ macro_rules! on_driver {
                     }
                 }
                 tx.commit().await?;
+                Ok(())
+            }
+
+            /// Refuse the batch unless every fenced entry's game still has its fencing number
+            /// in `leases`. On PostgreSQL the rows read are locked until the commit, so a
+            /// node taking a lease waits for this batch and then reads the log with it in;
+            /// on SQLite the transaction's upgrade to a write fails if another connection
+            /// wrote in between.
+            async fn check_fences(tx: &mut $conn, entries: &[&Entry]) -> Result<(), StoreError> {
+                let mut wanted: Vec<(&str, i64)> = entries
+                    .iter()
+                    .filter_map(|e| e.fence.map(|f| (e.game_id.as_str(), f)))
+                    .collect();
+                if wanted.is_empty() {
+                    return Ok(());
+                }
+                wanted.sort_unstable();
+                wanted.dedup();
+                let mut query: QueryBuilder<$db> =
+                    QueryBuilder::new("SELECT game_id, fence FROM leases WHERE game_id IN (");
+                let mut ids = query.separated(", ");
+                for (game, _) in &wanted {
+                    ids.push_bind(*game);
+                }
+                query.push(if $pg { ") FOR SHARE" } else { ")" });
+                let held: Vec<(String, i64)> = query.build_query_as().fetch_all(&mut *tx).await?;
+                for (game, fence) in wanted {
+                    if !held.iter().any(|(g, f)| g == game && *f == fence) {
+                        return Err(StoreError::Fenced(game.to_string()));
+                    }
+                }
                 Ok(())
             }
 
@@ -605,6 +649,7 @@ mod tests {
             clock: None,
             snapshot: None,
             to_act: Some(Side::Chinese),
+            fence: None,
         }
     }
 

@@ -1,0 +1,171 @@
+//! One node among several on one database (`siege serve --node-id`): the leases that make
+//! each game run on one node at a time. A node takes a game's lease before it reads the game's
+//! log (loading or creating it), renews all its leases every third of a lease, stops a game
+//! whose lease another node took, and lets a game's lease go when the game unloads and all of
+//! them when it shuts down. The store keeps the leases and checks each append's fencing number
+//! ([`crate::store::Lease`]); the HTTP edge sends a request for a game held elsewhere to its
+//! holder (`server::cluster`).
+//!
+//! A node that dies keeps its leases until they expire (`--lease-secs`, 5 by default): the
+//! next request for one of its games, on any node, waits that long at most before that node
+//! takes the game and loads it from the log.
+
+use super::{GameError, Games, Tenancy};
+use crate::store::{Lease, now_ms};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// The default of `--lease-secs`.
+pub const LEASE_SECS: u64 = 5;
+
+/// This node's place among several.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// Its name, unique among the nodes (`--node-id`).
+    pub node: String,
+    /// Where the other nodes reach it (`--advertise`), to pass it requests for its games.
+    pub addr: String,
+    /// How long a lease lasts unless renewed: how long a dead node's games wait.
+    pub lease: Duration,
+}
+
+impl Cluster {
+    /// When a lease taken or renewed at `now` expires.
+    fn until(&self, now: i64) -> i64 {
+        now.saturating_add(i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX))
+    }
+}
+
+/// The fencing numbers of the leases this node holds, with when each was taken: a renewal
+/// judges only the leases taken before it began.
+pub(super) type Fences = BTreeMap<Uuid, (i64, Instant)>;
+
+impl Games {
+    /// This node's place among several, if it is one.
+    pub fn cluster(&self) -> Option<&Cluster> {
+        self.inner.config.cluster.as_ref()
+    }
+
+    /// Take game `id`'s lease (a no-op for a single server): its fencing number, or
+    /// [`GameError::Elsewhere`] while another node holds it.
+    pub(super) async fn take_lease(&self, id: Uuid) -> Result<Option<i64>, GameError> {
+        let Some(cluster) = self.cluster() else {
+            return Ok(None);
+        };
+        let now = now_ms();
+        let lease = self
+            .inner
+            .store
+            .take_lease(id, &cluster.node, &cluster.addr, now, cluster.until(now))
+            .await?;
+        match lease {
+            Lease::Held(fence) => {
+                self.lock_fences().insert(id, (fence, Instant::now()));
+                Ok(Some(fence))
+            }
+            Lease::Elsewhere { node, addr } => Err(GameError::Elsewhere { node, addr }),
+        }
+    }
+
+    /// Let game `id`'s lease go, its task having stopped.
+    pub(super) async fn release_lease(&self, id: Uuid, fence: i64) {
+        let Some(cluster) = self.cluster() else {
+            return;
+        };
+        {
+            let mut fences = self.lock_fences();
+            if fences.get(&id).is_some_and(|(f, _)| *f == fence) {
+                fences.remove(&id);
+            }
+        }
+        if let Err(e) = self
+            .inner
+            .store
+            .release_lease(id, &cluster.node, fence)
+            .await
+        {
+            tracing::warn!(game = %id, error = %e, "releasing a lease failed; it expires");
+        }
+    }
+
+    /// The node holding game `id`, with where it is reached, when that is not this node (and
+    /// this node runs no task for it): where a request for the game belongs.
+    pub async fn held_elsewhere(&self, id: Uuid) -> Result<Option<(String, String)>, GameError> {
+        let Some(cluster) = self.cluster() else {
+            return Ok(None);
+        };
+        if self.loaded(id).is_some() {
+            return Ok(None);
+        }
+        let holder = self.inner.store.lease_holder(id, now_ms()).await?;
+        Ok(holder.filter(|(node, _)| *node != cluster.node))
+    }
+
+    /// Renew this node's leases every third of a lease until shutdown, stopping any game whose
+    /// lease another node has taken (this node was paused or cut off for longer than a lease).
+    pub async fn keep_leases(self) {
+        let Some(cluster) = self.cluster().cloned() else {
+            return;
+        };
+        let mut tick = tokio::time::interval(cluster.lease / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = self.inner.shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let began = Instant::now();
+            let held = match self
+                .inner
+                .store
+                .renew_leases(&cluster.node, cluster.until(now_ms()))
+                .await
+            {
+                Ok(held) => held,
+                Err(e) => {
+                    tracing::warn!(error = %e, "renewing the leases failed");
+                    continue;
+                }
+            };
+            let lost: Vec<Uuid> = self
+                .lock_fences()
+                .iter()
+                .filter(|(id, (fence, taken))| {
+                    *taken < began && held.binary_search(&(**id, *fence)).is_err()
+                })
+                .map(|(id, _)| *id)
+                .collect();
+            for id in lost {
+                tracing::warn!(game = %id, "another node took this game's lease: stopping it here");
+                self.lock_fences().remove(&id);
+                let (_tenancy, mut guard) = self.lock_tenancy(id).await;
+                if let Tenancy::Live(h) = &*guard {
+                    h.stop().await;
+                    *guard = Tenancy::Empty;
+                }
+                drop(guard);
+                self.forget(id);
+            }
+        }
+    }
+
+    /// Let every lease of this node go (a graceful shutdown, after its games have stopped):
+    /// the other nodes take its games at once instead of after the leases expire.
+    pub async fn release_leases(&self) {
+        let Some(cluster) = self.cluster() else {
+            return;
+        };
+        match self.inner.store.release_leases(&cluster.node).await {
+            Ok(n) => tracing::info!(leases = n, "leases handed over"),
+            Err(e) => tracing::warn!(error = %e, "handing the leases over failed; they expire"),
+        }
+    }
+
+    fn lock_fences(&self) -> std::sync::MutexGuard<'_, Fences> {
+        self.inner
+            .fences
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
