@@ -7,7 +7,7 @@
 #[path = "../../tests/src/client.rs"]
 mod client;
 
-use client::{Http, Read, Ws, action_frame, choose, temp_dir};
+use client::{Http, Read, Table, Ws, temp_dir};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
@@ -24,96 +24,6 @@ const AFTER_RESTART: u64 = 40;
 async fn spawn_server(db: &str) -> (Child, Http) {
     let (child, base) = client::spawn_siege(env!("CARGO_BIN_EXE_siege"), db, &[]).await;
     (child, Http::new(&base))
-}
-
-/// Both players and a spectator, each with their latest state.
-struct Table {
-    allied: Ws,
-    chinese: Ws,
-    spectator: Ws,
-    a_state: Value,
-    c_state: Value,
-    /// Every events frame the spectator saw, by seq.
-    events: BTreeMap<u64, Value>,
-    /// Every action sent, by the seq it was sent at + 1.
-    sent: BTreeMap<u64, Value>,
-    rng: ChaCha8Rng,
-}
-
-impl Table {
-    /// A new game with both players and a spectator connected; returns the table, the game id
-    /// and the two tokens.
-    async fn sit_down(http: &Http, seed: u64) -> (Table, String, Value, Value) {
-        let created = http.create("allied").await;
-        let id = created["game_id"].as_str().unwrap().to_string();
-        let joined = http.join(&id).await;
-        let (a_token, c_token) = (created["token"].clone(), joined["token"].clone());
-        let url = http.ws_url(&id);
-        let mut allied = Ws::open(&url, json!({"type": "join", "token": a_token})).await;
-        let mut chinese = Ws::open(&url, json!({"type": "join", "token": c_token})).await;
-        let mut spectator = Ws::open(&url, json!({"type": "spectate"})).await;
-        let (_, a_state) = allied.next_state().await;
-        let (_, c_state) = chinese.next_state().await;
-        spectator.next_state().await;
-        let table = Table {
-            allied,
-            chinese,
-            spectator,
-            a_state,
-            c_state,
-            events: BTreeMap::new(),
-            sent: BTreeMap::new(),
-            rng: ChaCha8Rng::seed_from_u64(11 + seed),
-        };
-        (table, id, a_token, c_token)
-    }
-
-    /// Whether the game has ended.
-    fn over(&self) -> bool {
-        self.a_state["view"]["to_act"].is_null()
-    }
-
-    fn seq(&self) -> u64 {
-        self.a_state["seq"].as_u64().unwrap()
-    }
-
-    /// Send the next random action of the side to act; `None` once the game is over.
-    async fn send_next(&mut self) -> Option<()> {
-        let (ws, state) = match self.a_state["view"]["to_act"].as_str() {
-            Some("allied") => (&mut self.allied, &self.a_state),
-            Some("chinese") => (&mut self.chinese, &self.c_state),
-            _ => return None,
-        };
-        let action = choose(&mut self.rng, state).expect("a legal action");
-        ws.send(action_frame(state, &action)).await;
-        let seq = state["seq"].as_u64().unwrap();
-        self.sent.insert(seq + 1, action);
-        Some(())
-    }
-
-    /// Everyone reads the state after the action just sent.
-    async fn read_all(&mut self) {
-        let (_, a) = self.allied.next_state().await;
-        let (_, c) = self.chinese.next_state().await;
-        let (events, s) = self.spectator.next_state().await;
-        assert_eq!(a["seq"], s["seq"]);
-        assert_eq!(c["seq"], s["seq"]);
-        for e in events {
-            self.events.insert(e["seq"].as_u64().unwrap(), e);
-        }
-        self.a_state = a;
-        self.c_state = c;
-    }
-
-    /// Play `n` acknowledged actions.
-    async fn play(&mut self, n: u64) {
-        for _ in 0..n {
-            if self.send_next().await.is_none() {
-                return;
-            }
-            self.read_all().await;
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -294,6 +294,31 @@ impl Ws {
         }
     }
 
+    /// Connect and send a first frame, and read up to the `state` frame that answers it:
+    /// `None` when the server cannot be reached, refuses the upgrade, or answers with an
+    /// error or a close (a game passing between server nodes answers `moved`).
+    pub async fn try_open(url: &str, first: Value) -> Option<(Ws, Vec<Value>, Value)> {
+        let (stream, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .ok()?;
+        let mut ws = Ws { stream };
+        ws.stream
+            .send(Message::text(first.to_string()))
+            .await
+            .ok()?;
+        let mut events = Vec::new();
+        loop {
+            let Read::Frame(f) = ws.read().await else {
+                return None;
+            };
+            match f["type"].as_str() {
+                Some("state") => return Some((ws, events, f)),
+                Some("events") => events.push(f),
+                _ => return None,
+            }
+        }
+    }
+
     /// Read until a `state` frame; returns the `events` frames before it and the state.
     pub async fn next_state(&mut self) -> (Vec<Value>, Value) {
         let mut events = Vec::new();
@@ -574,4 +599,94 @@ pub fn percentile(samples: &[Duration], p: f64) -> Duration {
     }
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Both players and a spectator, each with their latest state.
+pub struct Table {
+    pub allied: Ws,
+    pub chinese: Ws,
+    pub spectator: Ws,
+    pub a_state: Value,
+    pub c_state: Value,
+    /// Every events frame the spectator saw, by seq.
+    pub events: std::collections::BTreeMap<u64, Value>,
+    /// Every action sent, by the seq it was sent at + 1.
+    pub sent: std::collections::BTreeMap<u64, Value>,
+    pub rng: ChaCha8Rng,
+}
+
+impl Table {
+    /// A new game with both players and a spectator connected; returns the table, the game id
+    /// and the two tokens.
+    pub async fn sit_down(http: &Http, seed: u64) -> (Table, String, Value, Value) {
+        let created = http.create("allied").await;
+        let id = created["game_id"].as_str().unwrap().to_string();
+        let joined = http.join(&id).await;
+        let (a_token, c_token) = (created["token"].clone(), joined["token"].clone());
+        let url = http.ws_url(&id);
+        let mut allied = Ws::open(&url, json!({"type": "join", "token": a_token})).await;
+        let mut chinese = Ws::open(&url, json!({"type": "join", "token": c_token})).await;
+        let mut spectator = Ws::open(&url, json!({"type": "spectate"})).await;
+        let (_, a_state) = allied.next_state().await;
+        let (_, c_state) = chinese.next_state().await;
+        spectator.next_state().await;
+        let table = Table {
+            allied,
+            chinese,
+            spectator,
+            a_state,
+            c_state,
+            events: std::collections::BTreeMap::new(),
+            sent: std::collections::BTreeMap::new(),
+            rng: <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(11 + seed),
+        };
+        (table, id, a_token, c_token)
+    }
+
+    /// Whether the game has ended.
+    pub fn over(&self) -> bool {
+        self.a_state["view"]["to_act"].is_null()
+    }
+
+    pub fn seq(&self) -> u64 {
+        self.a_state["seq"].as_u64().unwrap()
+    }
+
+    /// Send the next random action of the side to act; `None` once the game is over.
+    pub async fn send_next(&mut self) -> Option<()> {
+        let (ws, state) = match self.a_state["view"]["to_act"].as_str() {
+            Some("allied") => (&mut self.allied, &self.a_state),
+            Some("chinese") => (&mut self.chinese, &self.c_state),
+            _ => return None,
+        };
+        let action = choose(&mut self.rng, state).expect("a legal action");
+        ws.send(action_frame(state, &action)).await;
+        let seq = state["seq"].as_u64().unwrap();
+        self.sent.insert(seq + 1, action);
+        Some(())
+    }
+
+    /// Everyone reads the state after the action just sent.
+    pub async fn read_all(&mut self) {
+        let (_, a) = self.allied.next_state().await;
+        let (_, c) = self.chinese.next_state().await;
+        let (events, s) = self.spectator.next_state().await;
+        assert_eq!(a["seq"], s["seq"]);
+        assert_eq!(c["seq"], s["seq"]);
+        for e in events {
+            self.events.insert(e["seq"].as_u64().unwrap(), e);
+        }
+        self.a_state = a;
+        self.c_state = c;
+    }
+
+    /// Play `n` acknowledged actions.
+    pub async fn play(&mut self, n: u64) {
+        for _ in 0..n {
+            if self.send_next().await.is_none() {
+                return;
+            }
+            self.read_all().await;
+        }
+    }
 }

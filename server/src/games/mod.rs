@@ -252,7 +252,8 @@ impl Games {
             .count()
     }
 
-    /// Create a game with its creator in `side`'s seat, and start its task; with `position`,
+    /// Create a game with its creator in `side`'s seat, and start its task (one node of
+    /// several leaves that to the node that first touches the game); with `position`,
     /// it starts from that custom position (checked by the caller) instead of the setup of
     /// section 22. Refused when `creator` already has as many open games as it may.
     ///
@@ -339,15 +340,20 @@ impl Games {
             self.lock_registry().remove(&id);
             return Err(e.into());
         }
-        // A new game is nobody else's: its lease is taken at once (with several nodes).
-        let fence = match self.take_lease(id).await {
-            Ok(fence) => fence,
-            Err(e) => {
-                drop(registered);
-                self.lock_registry().remove(&id);
-                return Err(e);
-            }
-        };
+        if self.cluster().is_some() {
+            // One node of several: this one was reached by round robin (a new game has no id
+            // to hash on). The game is loaded on first touch by the node the load balancer
+            // sends its requests to, rather than run here and reached through a detour.
+            drop(registered);
+            self.lock_registry().remove(&id);
+            tracing::info!(game = %id, side = side.as_str(), "game created, to be loaded where it is first asked for");
+            return Ok(Created {
+                id,
+                side,
+                token,
+                seed_commitment: commitment,
+            });
+        }
         let mut seats = vec![(side, token_hash)];
         let mut bots = Vec::new();
         if let Some(level) = own_bot.filter(|_| bot_seat.is_some()) {
@@ -376,7 +382,7 @@ impl Games {
                 bots: &bots,
             },
             clock,
-            fence,
+            None,
         )?;
         *registered = Tenancy::Live(handle);
         drop(registered);
