@@ -117,8 +117,10 @@ pids+=("$!")
 base="http://127.0.0.1:$hport"
 # The node that answered URL (extra curl arguments allowed), or "none".
 node_of() {
-    local url=$1; shift
-    curl -s -o /dev/null -D - --max-time 5 "$@" "$base$url" |
+    local url=$1 headers; shift
+    # A failed request is "none" (and fails the check that asked), not a silent exit.
+    headers=$(curl -s -o /dev/null -D - --max-time 5 "$@" "$base$url") || headers=""
+    printf '%s\n' "$headers" |
         tr -d '\r' | awk -F': ' 'tolower($1)=="x-siege-node" {print $2; found=1} END {if (!found) print "none"}'
 }
 # The state (UP, DOWN, ...) of server backend/name, from the admin socket.
@@ -166,7 +168,7 @@ done
 echo "round robin: / and /api/games reach all three nodes"
 
 xff=$(curl -s -o /dev/null -D - --max-time 5 "$base/api/games" | tr -d '\r' |
-    awk -F': ' 'tolower($1)=="x-seen-forwarded-for" {print $2}')
+    awk -F': ' 'tolower($1)=="x-seen-forwarded-for" {print $2}') || xff="(no answer)"
 [ "$xff" = "127.0.0.1" ] || fail "the node saw X-Forwarded-For '$xff', not the client's 127.0.0.1"
 echo "X-Forwarded-For: the node sees the client's address"
 
