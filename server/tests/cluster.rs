@@ -61,29 +61,27 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// HAProxy in front of `nodes`, as in deploy/haproxy.cfg: a game's requests (HTTP and
-/// WebSocket) hashed on its id with consistent hashing, everything else round robin, nodes
-/// checked on /healthz every 300 ms.
+/// HAProxy in front of `nodes` with the repository's own deploy/haproxy.cfg, only listening on
+/// a free loopback port and pointing its servers at the nodes' ports: a game's requests
+/// (HTTP and WebSocket) hashed on its id with consistent hashing, everything else round robin,
+/// nodes checked on /healthz.
 async fn start_haproxy(nodes: &[Node], dir: &std::path::Path) -> (Child, String) {
     let port = free_port();
-    let servers: String = nodes
-        .iter()
-        .map(|n| {
-            let addr = n.base.trim_start_matches("http://");
-            format!("    server {} {addr}\n", n.name)
-        })
-        .collect();
-    let config = format!(
-        "global\n    maxconn 2000\n    log stderr format raw local0\n\
-         defaults\n    mode http\n    log global\n    option httplog\n    option forwardfor\n    option redispatch\n    retries 3\n\
-         \x20   timeout connect 1s\n    timeout client 60s\n    timeout server 60s\n    timeout tunnel 1h\n\
-         frontend siege\n    bind 127.0.0.1:{port}\n\
-         \x20   acl game path_reg ^/(api|ws)/games/[^/]+\n    use_backend games if game\n    default_backend any\n\
-         backend games\n    balance hash path,field(4,/)\n    hash-type consistent\n\
-         \x20   option httpchk GET /healthz\n    default-server check inter 300ms fall 2 rise 2\n{servers}\
-         backend any\n    balance roundrobin\n\
-         \x20   option httpchk GET /healthz\n    default-server check inter 300ms fall 2 rise 2\n{servers}"
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/haproxy.cfg"),
+    )
+    .expect("deploy/haproxy.cfg");
+    assert!(
+        shipped.contains("    bind :8080\n"),
+        "deploy/haproxy.cfg binds :8080"
     );
+    let mut config = shipped.replace("    bind :8080\n", &format!("    bind 127.0.0.1:{port}\n"));
+    for node in nodes {
+        let line = format!("    server {0} {0}:8080\n", node.name);
+        assert!(config.contains(&line), "deploy/haproxy.cfg has {line:?}");
+        let addr = node.base.trim_start_matches("http://");
+        config = config.replace(&line, &format!("    server {} {addr}\n", node.name));
+    }
     let path = dir.join("haproxy.cfg");
     std::fs::write(&path, config).unwrap();
     let child = tokio::process::Command::new("haproxy")
@@ -202,7 +200,7 @@ async fn three_nodes_behind_haproxy_resume_a_killed_nodes_games_with_nothing_los
     let pool = sqlx::PgPool::connect(&db).await.unwrap();
     let dir = client::temp_dir("cluster");
     let mut nodes = Vec::new();
-    for name in ["n1", "n2", "n3"] {
+    for name in ["node1", "node2", "node3"] {
         nodes.push(start_node(&db, name).await);
     }
     let (_haproxy, lb) = start_haproxy(&nodes, &dir).await;

@@ -8,11 +8,8 @@
 mod client;
 
 use client::{Http, Read, Table, Ws, temp_dir};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use serde_json::{Value, json};
+use serde_json::json;
 use siege::store::scratch::Kind;
-use std::collections::BTreeMap;
 use tokio::process::Child;
 
 /// Actions played before the kill.

@@ -375,6 +375,7 @@ impl Games {
                 seq: 0,
                 last_snapshot: 0,
                 version,
+                fence: None,
             },
             status,
             Seating {
@@ -382,7 +383,6 @@ impl Games {
                 bots: &bots,
             },
             clock,
-            None,
         )?;
         *registered = Tenancy::Live(handle);
         drop(registered);
@@ -582,6 +582,7 @@ impl Games {
                 seq,
                 last_snapshot,
                 version,
+                fence,
             },
             row.status()?,
             Seating {
@@ -589,7 +590,6 @@ impl Games {
                 bots: &bots,
             },
             clock,
-            fence,
         )
     }
 
@@ -687,7 +687,6 @@ impl Games {
         status: GameStatus,
         seating: Seating<'_>,
         clock: Option<clock::Clock>,
-        fence: Option<i64>,
     ) -> Result<GameHandle, GameError> {
         let Seating {
             tokens: seats,
@@ -705,6 +704,7 @@ impl Games {
             turns: live.then_some(turns),
         };
         let pool = if live { Some(self.pool()?) } else { None };
+        let fence = progress.fence;
         let task = GameTask::new(
             id,
             game,
@@ -720,7 +720,6 @@ impl Games {
                 clock,
                 notifier: inner.config.notifier.clone(),
                 abandon_after: inner.config.abandon_after,
-                fence,
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);

@@ -55,9 +55,6 @@ pub(crate) struct Links {
     /// In a game without a clock, how long the side to act may let the decision wait before
     /// the other side may claim the game as abandoned; `None`: never.
     pub abandon_after: Option<Duration>,
-    /// The fencing number of the game's lease, when this node runs it as one of several
-    /// (every append is conditioned on it); `None` for a single server.
-    pub fence: Option<i64>,
 }
 
 /// The computer seats of a game and the channel to their driver.
@@ -77,6 +74,9 @@ pub(crate) struct Progress {
     pub last_snapshot: u64,
     /// How the log's state hashes are computed.
     pub version: HashVersion,
+    /// The fencing number of the game's lease, when this node runs it as one of several
+    /// (every append is conditioned on it); `None` for a single server.
+    pub fence: Option<i64>,
 }
 
 /// Everything a game task owns.
@@ -115,7 +115,7 @@ pub(crate) struct GameTask {
     present: [Arc<AtomicUsize>; 2],
     /// See [`Links::abandon_after`].
     abandon_after: Option<Duration>,
-    /// See [`Links::fence`].
+    /// See [`Progress::fence`].
     fence: Option<i64>,
 }
 
@@ -146,7 +146,6 @@ impl GameTask {
             clock,
             notifier,
             abandon_after,
-            fence,
         } = links;
         let seq = progress.seq;
         let snapshot = Arc::new(Snapshot::of(&game, seq).map_err(internal)?);
@@ -173,7 +172,7 @@ impl GameTask {
             notifier,
             present: [Arc::default(), Arc::default()],
             abandon_after,
-            fence,
+            fence: progress.fence,
         })
     }
 
@@ -683,6 +682,7 @@ mod tests {
                 seq: 0,
                 last_snapshot: 0,
                 version: HashVersion::LATEST,
+                fence: None,
             },
             status,
             seats,
@@ -698,7 +698,6 @@ mod tests {
                 clock: None,
                 notifier: Notifier::off(),
                 abandon_after: None,
-                fence: None,
             },
         )
         .unwrap();
