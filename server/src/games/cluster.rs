@@ -169,3 +169,99 @@ impl Games {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{GamesConfig, NewGameRequest};
+    use crate::rules::{Action, Scenario};
+    use crate::store::scratch::{Kind, Scratch, on_both};
+    use crate::store::writer::Writer;
+    use crate::store::{Access, Store, StoreError};
+    use siege_protocol::Side;
+    use std::sync::Arc;
+
+    on_both!(a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops);
+
+    /// A node of several, with its own writer, on `store`.
+    fn node(name: &str, store: &Store, lease: Duration) -> (Games, Writer) {
+        let (writer, _task) = Writer::start(store.clone());
+        let games = Games::new(
+            Arc::new(Scenario::load_default().unwrap()),
+            store.clone(),
+            writer.clone(),
+            tokio_util::sync::CancellationToken::new(),
+            tokio_util::task::TaskTracker::new(),
+            GamesConfig {
+                cluster: Some(Cluster {
+                    node: name.into(),
+                    addr: format!("http://{name}:8080"),
+                    lease,
+                }),
+                ..GamesConfig::default()
+            },
+        );
+        (games, writer)
+    }
+
+    /// Several nodes (docs/scaling.md, "Leases, fencing and failover"): node A runs a game,
+    /// stalls past its lease (it renews nothing here), and node B takes the game over. A's next
+    /// action is refused as fenced — the log is untouched — and A's game task stops; B plays on.
+    async fn a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops(kind: Kind) {
+        let dir = Scratch::new(kind, "fence").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let lease = Duration::from_millis(200);
+        let (a, a_writer) = node("a", &store, lease);
+        let (b, b_writer) = node("b", &store, lease);
+        let created = a
+            .create(NewGameRequest {
+                side: Side::Allied,
+                name: "fenced".into(),
+                position: None,
+                creator: None,
+                opponent: None,
+                own_bot: None,
+                access: Access {
+                    invite_hash: None,
+                    guests: true,
+                },
+                account: None,
+                time_control: siege_protocol::TimeControl::None,
+            })
+            .await
+            .unwrap();
+        let id = created.id;
+        // A new game is not kept by the node that wrote it; joining loads it on A.
+        assert!(a.loaded(id).is_none());
+        a.join(id, None).await.unwrap();
+        let on_a = a.loaded(id).expect("A runs the game");
+        // B is told A holds it while the lease lasts.
+        assert!(matches!(b.get(id).await, Err(GameError::Elsewhere { node, .. }) if node == "a"));
+        tokio::time::sleep(lease + Duration::from_millis(100)).await;
+        let on_b = b.get(id).await.expect("B takes the expired lease");
+        let refused = on_a
+            .act(Side::Allied, 0, Action::DeployDefault)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refused, GameError::Store(StoreError::Fenced(_))),
+            "{refused}"
+        );
+        assert_eq!(store.log_len(id).await.unwrap(), 0);
+        for _ in 0..100 {
+            if on_a.is_closed() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(on_a.is_closed(), "the fenced-off task stops");
+        on_b.act(Side::Allied, 0, Action::DeployDefault)
+            .await
+            .unwrap();
+        assert_eq!(store.log_len(id).await.unwrap(), 1);
+        a_writer.close().await;
+        b_writer.close().await;
+        store.close().await;
+        drop(dir);
+    }
+}
