@@ -1,8 +1,9 @@
 //! Expiry of games nobody joined (`--expire-unjoined-days`, 14 by default): an open game whose
 //! creator was never given an opponent, untouched for the expiry age, is deleted. The store
 //! finds the candidates with one query; a game somebody is connected to right now is left
-//! alone, one loaded with nobody there is let go (its task ends with its last handle), and each
-//! deletion holds the game's tenancy, so it cannot race a load.
+//! alone (as is one that another node of several runs), one loaded with nobody there is let go
+//! (its task ends with its last handle), and each deletion holds the game's tenancy, so it
+//! cannot race a load.
 
 use super::{Games, Tenancy};
 use crate::store::{Store, StoreError, now_ms};
@@ -25,6 +26,10 @@ impl Games {
                 let (_tenancy, mut guard) = self.lock_tenancy(id).await;
                 if matches!(&*guard, Tenancy::Live(h) if !h.is_closed() && h.connection_count() > 0)
                 {
+                    continue;
+                }
+                // Another node of several runs it now: someone is there.
+                if matches!(self.held_elsewhere(id).await, Ok(Some(_)) | Err(_)) {
                     continue;
                 }
                 if store.expire(id, cutoff, now).await? {
