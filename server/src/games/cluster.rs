@@ -116,10 +116,17 @@ impl Games {
                 _ = tick.tick() => {}
             }
             let began = Instant::now();
+            let mine: Vec<(Uuid, i64)> = self
+                .lock_fences()
+                .iter()
+                .filter(|(_, (_, taken))| *taken < began)
+                .map(|(id, (fence, _))| (*id, *fence))
+                .collect();
+            let ids: Vec<Uuid> = mine.iter().map(|(id, _)| *id).collect();
             let held = match self
                 .inner
                 .store
-                .renew_leases(&cluster.node, cluster.until(now_ms()))
+                .renew_leases(&cluster.node, cluster.until(now_ms()), &ids)
                 .await
             {
                 Ok(held) => held,
@@ -128,26 +135,40 @@ impl Games {
                     continue;
                 }
             };
-            let lost: Vec<Uuid> = self
-                .lock_fences()
-                .iter()
-                .filter(|(id, (fence, taken))| {
-                    *taken < began && held.binary_search(&(**id, *fence)).is_err()
-                })
-                .map(|(id, _)| *id)
-                .collect();
-            for id in lost {
-                tracing::warn!(game = %id, "another node took this game's lease: stopping it here");
-                self.lock_fences().remove(&id);
-                let (_tenancy, mut guard) = self.lock_tenancy(id).await;
-                if let Tenancy::Live(h) = &*guard {
-                    h.stop().await;
-                    *guard = Tenancy::Empty;
+            for (id, fence) in mine {
+                if held.binary_search(&(id, fence)).is_err() {
+                    // Stopped beside the renewals, which must not wait for a game's lock.
+                    let games = self.clone();
+                    self.inner
+                        .tracker
+                        .spawn(async move { games.stop_lost(id, fence).await });
                 }
-                drop(guard);
-                self.forget(id);
             }
         }
+    }
+
+    /// Stop game `id`, whose lease (with `fence`) another node took — unless this node has
+    /// taken the game again since.
+    async fn stop_lost(&self, id: Uuid, fence: i64) {
+        {
+            let mut fences = self.lock_fences();
+            if fences.get(&id).map(|(f, _)| *f) != Some(fence) {
+                return;
+            }
+            fences.remove(&id);
+        }
+        tracing::warn!(game = %id, "another node took this game's lease: stopping it here");
+        let (_tenancy, mut guard) = self.lock_tenancy(id).await;
+        // A load of the game since (under this lock) took a new lease: that task stays.
+        if self.lock_fences().contains_key(&id) {
+            return;
+        }
+        if let Tenancy::Live(h) = &*guard {
+            h.stop().await;
+            *guard = Tenancy::Empty;
+        }
+        drop(guard);
+        self.forget(id);
     }
 
     /// Let every lease of this node go (a graceful shutdown, after its games have stopped):
@@ -210,7 +231,7 @@ mod tests {
     async fn a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops(kind: Kind) {
         let dir = Scratch::new(kind, "fence").await;
         let store = Store::open(&dir.url).await.unwrap();
-        let lease = Duration::from_millis(200);
+        let lease = Duration::from_secs(2);
         let (a, a_writer) = node("a", &store, lease);
         let (b, b_writer) = node("b", &store, lease);
         let created = a
@@ -237,7 +258,7 @@ mod tests {
         let on_a = a.loaded(id).expect("A runs the game");
         // B is told A holds it while the lease lasts.
         assert!(matches!(b.get(id).await, Err(GameError::Elsewhere { node, .. }) if node == "a"));
-        tokio::time::sleep(lease + Duration::from_millis(100)).await;
+        tokio::time::sleep(lease + Duration::from_millis(300)).await;
         let on_b = b.get(id).await.expect("B takes the expired lease");
         let refused = on_a
             .act(Side::Allied, 0, Action::DeployDefault)

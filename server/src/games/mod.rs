@@ -537,8 +537,15 @@ impl Games {
     /// taken first, so that the log read has every action its last holder wrote; it is let go
     /// again if the game does not start.
     async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
-        let store = &self.inner.store;
-        store.game(id).await?.ok_or(GameError::NotFound)?;
+        if self.cluster().is_none() {
+            return self.load_leased(id, None).await;
+        }
+        // The lease refers to the game's row: a game that does not exist is not leased.
+        self.inner
+            .store
+            .game(id)
+            .await?
+            .ok_or(GameError::NotFound)?;
         let fence = self.take_lease(id).await?;
         let loaded = self.load_leased(id, fence).await;
         if let (Err(_), Some(fence)) = (&loaded, fence) {

@@ -35,6 +35,37 @@ pub const NODE_HEADER: &str = "x-siege-node";
 pub const FORWARDED_BY: &str = "x-siege-forwarded-by";
 /// How long a node waits to reach a game's holder before answering `moved`.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a node waits for the holder's answer (its head) before answering `moved`: a game's
+/// requests are answered in milliseconds, expensive ones refused at once when busy.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Remove the headers that concern one connection only (RFC 9110, 7.6.1), and those the
+/// `Connection` header names, from a request or answer passed between connections.
+fn strip_hop_by_hop(headers: &mut axum::http::HeaderMap) {
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect();
+    for name in named {
+        headers.remove(name.as_str());
+    }
+    for name in [
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "upgrade",
+    ] {
+        headers.remove(name);
+    }
+}
 
 /// The middleware: pass a request for a game held elsewhere to its holder, and name this node
 /// on every answer. A single server (no `--node-id`) passes everything straight through.
@@ -95,7 +126,7 @@ enum ForwardError {
     Address(String),
     #[error("connecting: {0}")]
     Connect(#[from] std::io::Error),
-    #[error("connecting: timed out")]
+    #[error("timed out")]
     Timeout,
     #[error("http: {0}")]
     Http(#[from] hyper::Error),
@@ -134,12 +165,20 @@ async fn forward(mut req: Request, me: &str, addr: &str) -> Result<Response, For
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
     let headers = req.headers_mut();
+    if !upgrading {
+        strip_hop_by_hop(headers);
+    }
     if let Some(peer) = peer {
-        let chain = match headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()) {
-            Some(before) => format!("{before}, {peer}"),
-            None => peer.to_string(),
-        };
-        if let Ok(value) = HeaderValue::from_str(&chain) {
+        // Every X-Forwarded-For line (a client may have sent its own before the load
+        // balancer added one), then the peer: the holder walks the chain from the right.
+        let mut chain: Vec<String> = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::to_string)
+            .collect();
+        chain.push(peer.to_string());
+        if let Ok(value) = HeaderValue::from_str(&chain.join(", ")) {
             headers.insert("x-forwarded-for", value);
         }
     }
@@ -151,9 +190,16 @@ async fn forward(mut req: Request, me: &str, addr: &str) -> Result<Response, For
         .uri
         .path_and_query()
         .map_or_else(|| Uri::from_static("/"), |pq| Uri::from(pq.clone()));
-    let mut response = sender
-        .send_request(Request::from_parts(parts, body))
-        .await?;
+    // A holder that accepts connections but does not answer (paused) is given up on.
+    let mut response = tokio::time::timeout(
+        ANSWER_TIMEOUT,
+        sender.send_request(Request::from_parts(parts, body)),
+    )
+    .await
+    .map_err(|_| ForwardError::Timeout)??;
+    if !upgrading {
+        strip_hop_by_hop(response.headers_mut());
+    }
 
     if let Some(inbound) = inbound
         && response.status() == StatusCode::SWITCHING_PROTOCOLS

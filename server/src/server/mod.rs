@@ -371,9 +371,16 @@ impl Server {
                 "group commit limited by SIEGE_COMMIT_BATCH (a benchmark setting)"
             );
         }
-        // Bound before the games are set up: a node of several advertises the address it got.
-        let listener = TcpListener::bind(&config.addr).await?;
-        let cluster = advertised(config.cluster.clone(), listener.local_addr()?)?;
+        // A node of several binds before its games are set up, to advertise the address it
+        // got; a single server binds last, as before.
+        let early = match &config.cluster {
+            Some(_) => Some(TcpListener::bind(&config.addr).await?),
+            None => None,
+        };
+        let cluster = match &early {
+            Some(listener) => advertised(config.cluster.clone(), listener.local_addr()?)?,
+            None => None,
+        };
         let shutdown = CancellationToken::new();
         let games_tracker = TaskTracker::new();
         let notifier = crate::notify::Notifier::start(&config.notify, &store, shutdown.clone())?;
@@ -431,6 +438,10 @@ impl Server {
         if !config.web_dir.is_dir() {
             tracing::warn!(dir = %config.web_dir.display(), "web folder missing: / will answer 404");
         }
+        let listener = match early {
+            Some(listener) => listener,
+            None => TcpListener::bind(&config.addr).await?,
+        };
         let caps = listener::Caps::of(&config.limits);
         let state = AppState::new(games, writer.clone(), shutdown, config);
         let housekeeping = tokio::spawn(housekeeping(state.clone()));
@@ -530,7 +541,7 @@ fn advertised(
         cluster.addr = format!("http://{bound}");
     }
     let parsed: Option<axum::http::Uri> = cluster.addr.parse().ok();
-    if !parsed.is_some_and(|u| u.scheme_str() == Some("http") && u.authority().is_some()) {
+    if !parsed.is_some_and(|u| u.scheme_str() == Some("http") && u.port_u16().is_some()) {
         return Err(ServerError::Config(format!(
             "--advertise {}: want http://HOST:PORT",
             cluster.addr

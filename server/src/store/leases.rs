@@ -82,22 +82,41 @@ impl Store {
         }))
     }
 
-    /// Extend every lease `node` holds to `until`, in one statement; the games and fencing
-    /// numbers it still holds. A game missing from the answer was taken by another node.
+    /// Extend to `until` the leases of `games` that `node` still holds, in one statement; the
+    /// games and fencing numbers it still holds, in order. A game missing from the answer was
+    /// taken by another node. (A lease the node holds but did not name — one whose release
+    /// failed — is left to expire.)
     pub async fn renew_leases(
         &self,
         node: &str,
         until: i64,
+        games: &[Uuid],
     ) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
         let rows: Vec<(String, i64)> = on_db!(&self.db, |pool, pg| {
-            sqlx::query_as(
-                "UPDATE leases SET expires_at = $1 WHERE node = $2 AND expires_at > 0 \
-                 RETURNING game_id, fence",
-            )
-            .bind(until)
-            .bind(node)
-            .fetch_all(pool)
-            .await?
+            let mut query = sqlx::QueryBuilder::new("UPDATE leases SET expires_at = ");
+            query.push_bind(until);
+            query.push(" WHERE node = ");
+            query.push_bind(node);
+            // On PostgreSQL the rows are locked in the games' order first, as the writer's
+            // fencing check locks them, so that the two cannot deadlock.
+            query.push(if pg {
+                " AND game_id IN (SELECT game_id FROM leases WHERE expires_at > 0 AND game_id IN ("
+            } else {
+                " AND expires_at > 0 AND game_id IN ("
+            });
+            let mut ids = query.separated(", ");
+            for id in games {
+                ids.push_bind(id.to_string());
+            }
+            query.push(if pg {
+                ") ORDER BY game_id FOR NO KEY UPDATE) RETURNING game_id, fence"
+            } else {
+                ") RETURNING game_id, fence"
+            });
+            query.build_query_as().fetch_all(pool).await?
         });
         let mut held = rows
             .into_iter()

@@ -634,7 +634,7 @@ async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
     );
     // Renewal extends it and reports it still held.
     assert_eq!(
-        store.renew_leases("n1", 9_000).await.unwrap(),
+        store.renew_leases("n1", 9_000, &[id]).await.unwrap(),
         vec![(id, 2)]
     );
     assert_eq!(store.lease_holder(id, 9_000).await.unwrap(), None);
@@ -643,9 +643,15 @@ async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
         store.take_lease(id, b.0, b.1, 9_000, 14_000).await.unwrap(),
         Lease::Held(3)
     );
-    assert!(store.renew_leases("n1", 20_000).await.unwrap().is_empty());
+    assert!(
+        store
+            .renew_leases("n1", 20_000, &[id])
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(
-        store.renew_leases("n2", 20_000).await.unwrap(),
+        store.renew_leases("n2", 20_000, &[id]).await.unwrap(),
         vec![(id, 3)]
     );
     // A release with a stale fence does nothing; the holder's own lets it go at once.
@@ -653,7 +659,13 @@ async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
     assert!(store.lease_holder(id, 10_000).await.unwrap().is_some());
     assert_eq!(store.release_leases("n2").await.unwrap(), 1);
     assert_eq!(store.lease_holder(id, 10_000).await.unwrap(), None);
-    assert!(store.renew_leases("n2", 30_000).await.unwrap().is_empty());
+    assert!(
+        store
+            .renew_leases("n2", 30_000, &[id])
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(
         store
             .take_lease(id, a.0, a.1, 10_000, 15_000)
@@ -666,8 +678,8 @@ async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
 }
 
 /// Several nodes: once another node has taken a game's lease, an append carrying the old
-/// fencing number is refused with `Fenced` and leaves the log as it was — alone or in a batch
-/// with other games' actions, which still commit — while the new holder's appends go in.
+/// fencing number is refused with `Fenced` and leaves the log as it was, while the new
+/// holder's appends go in.
 async fn a_fenced_off_nodes_append_is_refused_and_the_holders_commits(kind: Kind) {
     let (store, dir) = open(kind).await;
     let (fenced, other) = (
@@ -711,17 +723,15 @@ async fn a_fenced_off_nodes_append_is_refused_and_the_holders_commits(kind: Kind
         matches!(refused, StoreError::Fenced(ref g) if *g == fenced.id.to_string()),
         "{refused}"
     );
-    // In one batch with another game's action: that one commits, the fenced one does not.
-    let both = futures_util::future::join(
-        writer.append(fenced_entry(2, old)),
-        writer.append(Entry {
+    // Another game this node still holds commits (in one batch with a fenced entry:
+    // `writer::tests::a_fenced_entry_fails_alone_in_its_batch`).
+    writer
+        .append(Entry {
             fence: Some(theirs),
             ..entry(other.id, 1, Side::Allied, Side::Chinese, now)
-        }),
-    )
-    .await;
-    assert!(matches!(both.0, Err(StoreError::Fenced(_))), "{:?}", both.0);
-    both.1.unwrap();
+        })
+        .await
+        .unwrap();
     assert_eq!(store.log_len(fenced.id).await.unwrap(), 1);
     assert_eq!(store.log_len(other.id).await.unwrap(), 1);
     // The new holder appends.

@@ -546,7 +546,13 @@ macro_rules! on_driver {
                 for (game, _) in &wanted {
                     ids.push_bind(*game);
                 }
-                query.push(if $pg { ") FOR SHARE" } else { ")" });
+                // In the games' order, as the renewal locks them: two transactions that lock
+                // the same rows in one order cannot deadlock.
+                query.push(if $pg {
+                    ") ORDER BY game_id FOR SHARE"
+                } else {
+                    ")"
+                });
                 let held: Vec<(String, i64)> = query.build_query_as().fetch_all(&mut *tx).await?;
                 for (game, fence) in wanted {
                     if !held.iter().any(|(g, f)| g == game && *f == fence) {
@@ -596,6 +602,7 @@ mod tests {
         without_group_commit_every_append_still_commits,
         a_batch_of_several_chunks_is_one_transaction_all_or_nothing,
         a_bad_entry_fails_alone_and_the_log_stays_append_only,
+        a_fenced_entry_fails_alone_in_its_batch,
         finishing_entry_marks_the_game_finished_in_the_same_commit,
         the_health_probe_writes,
     );
@@ -762,6 +769,59 @@ mod tests {
         fn commit(&self, actions: usize, _: std::time::Duration) {
             self.0.lock().unwrap().push(actions);
         }
+    }
+
+    /// Several nodes: an entry whose game's lease has passed to a higher fencing number fails
+    /// its whole batch's transaction, and in the one-by-one retry it alone is refused as
+    /// fenced while the other game's entry commits.
+    async fn a_fenced_entry_fails_alone_in_its_batch(kind: Kind) {
+        use crate::store::Lease;
+        let (store, ids, dir) = store_with_games(kind, 2).await;
+        let mut fences = Vec::new();
+        for id in &ids {
+            let Lease::Held(fence) = store.take_lease(*id, "n1", "a", 0, i64::MAX).await.unwrap()
+            else {
+                panic!("a free lease is taken")
+            };
+            fences.push(fence);
+        }
+        // Taken again: the first game's fence moves on, and its old one is stale.
+        let Lease::Held(now) = store
+            .take_lease(ids[0], "n1", "a", 0, i64::MAX)
+            .await
+            .unwrap()
+        else {
+            panic!("the holder takes its lease again")
+        };
+        assert!(now > fences[0]);
+        let stale = Entry {
+            fence: Some(fences[0]),
+            ..entry(ids[0], 1)
+        };
+        let good = Entry {
+            fence: Some(fences[1]),
+            ..entry(ids[1], 1)
+        };
+        let mut link = Link {
+            store: store.clone(),
+            conn: None,
+        };
+        let refused = link.write(&[&stale, &good]).await.unwrap_err();
+        assert!(matches!(refused, StoreError::Fenced(_)), "{refused}");
+        assert_eq!(store.log_len(ids[1]).await.unwrap(), 0, "all or nothing");
+        let batches = Arc::new(Batches::default());
+        let (writer, task) =
+            Writer::start_with(store.clone(), MAX_BATCH, Probes::new(batches.clone()));
+        let (a, b) = tokio::join!(writer.append(stale), writer.append(good));
+        assert!(matches!(a, Err(StoreError::Fenced(_))), "{a:?}");
+        b.unwrap();
+        assert_eq!(*batches.0.lock().unwrap(), [2], "the two were one batch");
+        assert_eq!(store.log_len(ids[0]).await.unwrap(), 0);
+        assert_eq!(store.log_len(ids[1]).await.unwrap(), 1);
+        writer.close().await;
+        task.await.unwrap();
+        store.close().await;
+        drop(dir);
     }
 
     async fn a_bad_entry_fails_alone_and_the_log_stays_append_only(kind: Kind) {
