@@ -161,7 +161,14 @@ impl From<GameError> for AppError {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
         };
-        AppError::new(status, wire.code, wire.message)
+        let error = AppError::new(status, wire.code, wire.message);
+        match e {
+            // Within a lease the game is on the node reached: ask again soon.
+            GameError::Elsewhere { .. } | GameError::Store(crate::store::StoreError::Fenced(_)) => {
+                error.retry_after(1)
+            }
+            _ => error,
+        }
     }
 }
 

@@ -107,16 +107,13 @@ fn game_of(path: &str) -> Option<Uuid> {
 
 /// 503 `moved`: ask again in a second.
 fn moved() -> Response {
-    let mut response = AppError::new(
+    AppError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         codes::MOVED,
         "this game is passing to another server node; try again in a moment",
     )
-    .into_response();
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
+    .retry_after(1)
+    .into_response()
 }
 
 /// Why a request could not be passed on.

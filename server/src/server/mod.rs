@@ -283,13 +283,14 @@ pub fn app(state: AppState) -> Router {
         .layer(sessions)
         .fallback_service(ServeDir::new(&state.web_dir))
         .layer(axum::middleware::from_fn(guard::same_origin_writes))
-        .layer(DefaultBodyLimit::max(limits::MAX_FRAME));
-    guard::security_headers(router)
-        // Outside the guards: a request passed to another node meets that node's.
+        .layer(DefaultBodyLimit::max(limits::MAX_FRAME))
+        // Outside the guards: a request passed to another node meets that node's. (The
+        // security headers below are added only where the answer lacks them.)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             forward::to_holder,
-        ))
+        ));
+    guard::security_headers(router)
         // A refusal (busy, over a limit) is not the server failing: not an error in the log,
         // which a flood of refusals would otherwise fill. Real failures are logged where they
         // happen (`AppError::internal`).
