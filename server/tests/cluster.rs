@@ -324,20 +324,7 @@ async fn three_nodes_behind_haproxy_resume_a_killed_nodes_games_with_nothing_los
 
     // Every log, audited offline, replays with every state hash checked.
     for seat in &seats {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_siege"))
-            .args(["replay", "--game", &seat.id, "--database", &db])
-            .output()
-            .expect("siege replay runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            stdout.contains(&format!("{} actions replayed", seat.table.seq())),
-            "{stdout}"
-        );
+        client::replay_stored(env!("CARGO_BIN_EXE_siege"), &seat.id, &db, seat.table.seq());
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -135,19 +135,6 @@ async fn a_killed_server_loses_no_acknowledged_action_and_clients_resume() {
     assert!(status.success(), "graceful shutdown exits 0: {status}");
 
     // The database, audited offline, replays to the last state everyone saw.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_siege"))
-        .args(["replay", "--game", &id, "--database", &db])
-        .output()
-        .expect("siege replay runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains(&format!("{} actions replayed", table.seq())),
-        "{stdout}"
-    );
+    client::replay_stored(env!("CARGO_BIN_EXE_siege"), &id, &db, table.seq());
     let _ = std::fs::remove_dir_all(&dir);
 }

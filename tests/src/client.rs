@@ -601,6 +601,25 @@ pub fn percentile(samples: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// Audit game `id` in `db` offline with `siege replay` (the binary `bin`): it must replay
+/// `actions` entries from the seed, every stored state hash checked.
+pub fn replay_stored(bin: &str, id: &str, db: &str, actions: u64) {
+    let out = std::process::Command::new(bin)
+        .args(["replay", "--game", id, "--database", db])
+        .output()
+        .expect("siege replay runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("{actions} actions replayed")),
+        "{stdout}"
+    );
+}
+
 /// Both players and a spectator, each with their latest state.
 pub struct Table {
     pub allied: Ws,
