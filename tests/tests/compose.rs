@@ -195,10 +195,29 @@ fn the_cluster_profile_runs_three_nodes_on_postgres_behind_haproxy() {
         .lines()
         .find_map(|l| l.trim().strip_prefix("ipv4_address: "))
         .expect("haproxy has a fixed address");
+    let trusted: Vec<&str> = common
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SIEGE_TRUSTED_PROXY: "))
+        .expect("the nodes trust some proxies")
+        .split(',')
+        .collect();
     assert!(
-        common.contains(&format!("SIEGE_TRUSTED_PROXY: {haproxy_ip}")),
-        "the nodes must trust X-Forwarded-For from haproxy's {haproxy_ip}"
+        trusted.contains(&haproxy_ip),
+        "the nodes must trust X-Forwarded-For from haproxy's {haproxy_ip}: {trusted:?}"
     );
+    // Each node passes requests for the others' games on: they trust one another too.
+    let node_ips: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("ipv4_address: "))
+        .filter(|ip| *ip != haproxy_ip && !ip.ends_with(".10"))
+        .collect();
+    assert_eq!(node_ips.len(), 3, "{node_ips:?}");
+    for ip in &node_ips {
+        assert!(
+            trusted.contains(ip),
+            "the nodes must trust node {ip}: {trusted:?}"
+        );
+    }
 
     let cfg = std::fs::read_to_string(root().join("deploy/haproxy.cfg")).unwrap();
     let mut ids = std::collections::BTreeSet::new();
