@@ -31,25 +31,15 @@ new_database() {
     echo "${cluster%/*}/$1"
 }
 
-# start_node LOG DATABASE [FLAGS...]: a node with the benchmark's settings (lib.sh's); sets $node_url.
+# start_node LOG DATABASE [FLAGS...]: a node (lib.sh's serve_at, trusting the other nodes and
+# HAProxy on loopback); sets $node_pid and $node_url.
 start_node() {
     local log=$1 db=$2
     shift 2
-    "$bin" serve --bench-routes --frame-rate 1000000 --addr 127.0.0.1:0 \
-        --create-rate 0 --join-rate 0 --max-open-games 0 --max-connections-per-address 0 \
-        --trusted-proxy 127.0.0.1/32 --database "$db" --web-dir "$root/web" "$@" \
-        > "$log.out" 2>> "$log.err" &
-    pids+=($!)
-    node_pid=$!
-    for _ in $(seq 1 6000); do
-        if node_url=$(grep -o 'http://[0-9.:]*' "$log.out" 2>/dev/null) && [ -n "$node_url" ]; then
-            return 0
-        fi
-        kill -0 "$node_pid" 2>/dev/null || { cat "$log.err" >&2; return 1; }
-        sleep 0.01
-    done
-    echo "node $log did not listen" >&2
-    return 1
+    serve_at "$log" "$db" --trusted-proxy 127.0.0.1/32 "$@"
+    pids+=("$pid")
+    node_pid=$pid
+    node_url=$url
 }
 
 quiet=(--sqlite-rows 0 --sqlite-probe-ms 0)

@@ -195,24 +195,20 @@ impl Games {
 mod tests {
     use super::*;
     use crate::games::{GamesConfig, NewGameRequest};
-    use crate::rules::{Action, Scenario};
+    use crate::rules::Action;
     use crate::store::scratch::{Kind, Scratch, on_both};
     use crate::store::writer::Writer;
     use crate::store::{Access, Store, StoreError};
     use siege_protocol::Side;
-    use std::sync::Arc;
 
     on_both!(a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops);
 
     /// A node of several, with its own writer, on `store`.
     fn node(name: &str, store: &Store, lease: Duration) -> (Games, Writer) {
         let (writer, _task) = Writer::start(store.clone());
-        let games = Games::new(
-            Arc::new(Scenario::load_default().unwrap()),
-            store.clone(),
-            writer.clone(),
-            tokio_util::sync::CancellationToken::new(),
-            tokio_util::task::TaskTracker::new(),
+        let games = Games::for_tests(
+            store,
+            &writer,
             GamesConfig {
                 cluster: Some(Cluster {
                     node: name.into(),

@@ -230,6 +230,23 @@ impl Games {
         }
     }
 
+    /// A registry for unit tests: the default scenario, its own shutdown token and tracker.
+    #[cfg(test)]
+    pub(crate) fn for_tests(
+        store: &Store,
+        writer: &crate::store::writer::Writer,
+        config: GamesConfig,
+    ) -> Games {
+        Games::new(
+            Arc::new(Scenario::load_default().expect("the default scenario")),
+            store.clone(),
+            writer.clone(),
+            CancellationToken::new(),
+            TaskTracker::new(),
+            config,
+        )
+    }
+
     /// The store.
     pub fn store(&self) -> &Store {
         &self.inner.store

@@ -793,12 +793,9 @@ mod tests {
         assert!(matches!(err, GameError::Corrupt(_)), "{err}");
         assert_eq!((task.seq, task.game.state_hash()), (0, before));
         // A registry asked for the game later finds it held, not live.
-        let games = Games::new(
-            Arc::new(Scenario::load_default().unwrap()),
-            store.clone(),
-            writer.clone(),
-            tokio_util::sync::CancellationToken::new(),
-            tokio_util::task::TaskTracker::new(),
+        let games = Games::for_tests(
+            &store,
+            &writer,
             GamesConfig {
                 max_connections: 4,
                 idle: Duration::from_secs(60),
