@@ -4,7 +4,9 @@
 //! holds its lease, and a node asked for a game it does not run passes the request on. Then the
 //! node running a game is killed with SIGKILL mid-play: its games resume on another node within
 //! 10 s through the same address, with every acknowledged action present; a node stopped with
-//! SIGTERM hands its leases over at once; and every log replays with its hashes checked.
+//! SIGTERM hands its leases over at once; a game between two computers that nobody watches is
+//! adopted by a node and plays on wherever a node is left; and every log replays with its
+//! hashes checked.
 //!
 //! Needs `SIEGE_TEST_POSTGRES_URL` (tests/pg/start.sh) and HAProxy (`apt-get install haproxy`);
 //! `#[ignore]`d in a plain `cargo test`, run by CI with `--ignored`.
@@ -40,6 +42,9 @@ async fn start_node(db: &str, name: &str) -> Node {
             name,
             "--lease-secs",
             LEASE_SECS,
+            // The computers' game outlasts the test.
+            "--bot-pace-ms",
+            "400",
             // The other nodes and HAProxy pass requests on; the limits see their clients.
             "--trusted-proxy",
             "127.0.0.1/32",
@@ -131,6 +136,31 @@ async fn lease(db: &sqlx::PgPool, id: &str) -> (String, bool) {
         .expect("the game has a lease")
 }
 
+/// How many entries game `id` has logged (read from the database: no node is asked, so no
+/// node is made to load it).
+async fn logged(db: &sqlx::PgPool, id: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM actions WHERE game_id = $1")
+        .bind(id)
+        .fetch_one(db)
+        .await
+        .unwrap()
+}
+
+/// Wait until game `id` has logged more than `than` entries, until `deadline`.
+async fn plays_on(db: &sqlx::PgPool, id: &str, than: i64, deadline: Instant) -> i64 {
+    loop {
+        let now = logged(db, id).await;
+        if now > than {
+            return now;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the computers' game {id} stayed at {now} entries"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// A game at the table, with its seats' tokens.
 struct Seat {
     table: Table,
@@ -216,6 +246,21 @@ async fn three_nodes_behind_haproxy_resume_a_killed_nodes_games_with_nothing_los
             tokens: (a, c),
         });
     }
+    // A game between two computers, created through the load balancer and watched by nobody:
+    // the node that wrote it does not keep it, and some node adopts it and plays it.
+    let (status, created) = http
+        .post_json(
+            "/api/games",
+            json!({"opponents": {"allied": "easy", "chinese": "easy"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let computers = created["game_id"].as_str().unwrap().to_string();
+    plays_on(&pool, &computers, 2, Instant::now() + RESUME_WITHIN).await;
+    eprintln!(
+        "the computers' game was adopted by {}",
+        lease(&pool, &computers).await.0
+    );
     for _ in 0..20 {
         for seat in &mut seats {
             seat.table.play(1).await;
@@ -321,6 +366,20 @@ async fn three_nodes_behind_haproxy_resume_a_killed_nodes_games_with_nothing_los
     assert_ne!(answered_by(&lb, &seats[survivor].id).await, holder);
     seats[survivor].table.play(5).await;
     seats[survivor].check_log(&http).await;
+
+    // The computers' game plays on at the one node left, whichever node ran it before: one
+    // that was killed or stopped gave it up, and the last node adopted it.
+    let before = logged(&pool, &computers).await;
+    let played = plays_on(
+        &pool,
+        &computers,
+        before + 2,
+        Instant::now() + RESUME_WITHIN,
+    )
+    .await;
+    let last = &nodes[0].name;
+    assert_eq!(lease(&pool, &computers).await, (last.clone(), true));
+    eprintln!("the computers' game plays on at {last}, {played} entries");
 
     // Every log, audited offline, replays with every state hash checked.
     for seat in &seats {

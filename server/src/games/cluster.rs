@@ -147,6 +147,50 @@ impl Games {
         }
     }
 
+    /// Every lease's length until shutdown, take and run the computer games that no node runs
+    /// while it is a computer's decision (the store finds them by a query): a game between two
+    /// computers created on a node that does not keep new games, or any computer game whose
+    /// node died. A person's game is loaded where it is first asked for; a computer whose move
+    /// it is has nobody to ask, so some node must adopt it. Several nodes may try at once: the
+    /// lease lets one have it, and the others are told it is held.
+    pub async fn adopt_bot_games(self) {
+        let Some(cluster) = self.cluster().cloned() else {
+            return;
+        };
+        let mut tick = tokio::time::interval(cluster.lease);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = self.inner.shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            match self.adopt_bot_games_once().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "computer games adopted"),
+                Err(e) => tracing::warn!(error = %e, "looking for computer games to adopt failed"),
+            }
+        }
+    }
+
+    /// One round of [`Games::adopt_bot_games`]: how many games this node took.
+    pub async fn adopt_bot_games_once(&self) -> Result<usize, GameError> {
+        let ids = self.inner.store.unheld_bot_decisions(now_ms()).await?;
+        let mut adopted = 0;
+        for id in ids {
+            if self.inner.shutdown.is_cancelled() {
+                break;
+            }
+            match self.get(id).await {
+                Ok(_) => adopted += 1,
+                Err(GameError::Elsewhere { node, .. }) => {
+                    tracing::debug!(game = %id, %node, "computer game adopted by another node");
+                }
+                Err(e) => tracing::warn!(game = %id, error = %e, "computer game not adopted"),
+            }
+        }
+        Ok(adopted)
+    }
+
     /// Stop game `id`, whose lease (with `fence`) another node took — unless this node has
     /// taken the game again since.
     async fn stop_lost(&self, id: Uuid, fence: i64) {
@@ -201,7 +245,11 @@ mod tests {
     use crate::store::{Access, Store, StoreError};
     use siege_protocol::Side;
 
-    on_both!(a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops);
+    on_both!(
+        a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops,
+        a_seat_given_by_a_node_that_lost_the_game_is_refused,
+        a_computer_game_no_node_runs_is_adopted_and_plays_on,
+    );
 
     /// A node of several, with its own writer, on `store`.
     fn node(name: &str, store: &Store, lease: Duration) -> (Games, Writer) {
@@ -215,10 +263,52 @@ mod tests {
                     addr: format!("http://{name}:8080"),
                     lease,
                 }),
+                bots: crate::games::bots::BotConfig {
+                    workers: 1,
+                    think: Duration::from_millis(10),
+                    // Slow enough that a game between computers outlasts a test.
+                    pace: Duration::from_millis(40),
+                },
                 ..GamesConfig::default()
             },
         );
         (games, writer)
+    }
+
+    /// A new game on `games`: the creator takes the Allied seat, unless `bots` seats a computer
+    /// in each seat (`opponents`).
+    async fn create(games: &Games, bots: bool) -> Uuid {
+        let level = bots.then_some(siege_bots::Level::Easy);
+        games
+            .create(NewGameRequest {
+                side: Side::Allied,
+                name: "leased".into(),
+                position: None,
+                creator: None,
+                opponent: level,
+                own_bot: level,
+                access: Access {
+                    invite_hash: None,
+                    guests: true,
+                },
+                account: None,
+                time_control: siege_protocol::TimeControl::None,
+            })
+            .await
+            .unwrap()
+            .id
+    }
+
+    /// Wait until game `id` has more than `than` entries in its log, for at most 10 s.
+    async fn log_grows(store: &Store, id: Uuid, than: u64) -> u64 {
+        for _ in 0..1000 {
+            let len = store.log_len(id).await.unwrap();
+            if len > than {
+                return len;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("game {id} stayed at {than} entries");
     }
 
     /// Several nodes (docs/scaling.md, "Leases, fencing and failover"): node A runs a game,
@@ -230,24 +320,7 @@ mod tests {
         let lease = Duration::from_secs(2);
         let (a, a_writer) = node("a", &store, lease);
         let (b, b_writer) = node("b", &store, lease);
-        let created = a
-            .create(NewGameRequest {
-                side: Side::Allied,
-                name: "fenced".into(),
-                position: None,
-                creator: None,
-                opponent: None,
-                own_bot: None,
-                access: Access {
-                    invite_hash: None,
-                    guests: true,
-                },
-                account: None,
-                time_control: siege_protocol::TimeControl::None,
-            })
-            .await
-            .unwrap();
-        let id = created.id;
+        let id = create(&a, false).await;
         // A new game is not kept by the node that wrote it; joining loads it on A.
         assert!(a.loaded(id).is_none());
         a.join(id, None).await.unwrap();
@@ -276,6 +349,81 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.log_len(id).await.unwrap(), 1);
+        a_writer.close().await;
+        b_writer.close().await;
+        store.close().await;
+        drop(dir);
+    }
+
+    /// Several nodes (docs/scaling.md, "What the fence does not guard"): node A runs a game
+    /// and loses it to B while stalled. A player joining through A is not seated by A — the
+    /// seat would be one B never hears of — but told where the game runs now, and A's task
+    /// stops; the seat stays free for B to give.
+    async fn a_seat_given_by_a_node_that_lost_the_game_is_refused(kind: Kind) {
+        let dir = Scratch::new(kind, "seat-fence").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let lease = Duration::from_secs(2);
+        let (a, a_writer) = node("a", &store, lease);
+        let (b, b_writer) = node("b", &store, lease);
+        let id = create(&a, false).await;
+        let on_a = a.get(id).await.expect("A runs the game");
+        tokio::time::sleep(lease + Duration::from_millis(300)).await;
+        b.get(id).await.expect("B takes the expired lease");
+        let refused = a.join(id, None).await.unwrap_err();
+        assert!(
+            matches!(&refused, GameError::Elsewhere { node, .. } if node == "b"),
+            "{refused}"
+        );
+        assert_eq!(
+            store.seats(id).await.unwrap().len(),
+            1,
+            "only the creator's"
+        );
+        assert!(on_a.is_closed(), "the fenced-off task stopped");
+        let (side, _) = b.join(id, None).await.unwrap();
+        assert_eq!(side, Side::Chinese);
+        assert_eq!(store.seats(id).await.unwrap().len(), 2);
+        a_writer.close().await;
+        b_writer.close().await;
+        store.close().await;
+        drop(dir);
+    }
+
+    /// Several nodes (docs/scaling.md, "Computer games"): a game between two computers is not
+    /// kept by the node that created it, and nobody touches it. Node B adopts it — it is a
+    /// computer's decision and no node holds the lease — and its computers play. When B stalls
+    /// past its lease, A adopts it in turn and it plays on there; B's next move is fenced off
+    /// and B's task stops.
+    async fn a_computer_game_no_node_runs_is_adopted_and_plays_on(kind: Kind) {
+        let dir = Scratch::new(kind, "adopt").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let lease = Duration::from_secs(2);
+        let (a, a_writer) = node("a", &store, lease);
+        let (b, b_writer) = node("b", &store, lease);
+        let id = create(&a, true).await;
+        assert!(a.loaded(id).is_none(), "not kept by the creating node");
+        assert_eq!(store.log_len(id).await.unwrap(), 0);
+        assert_eq!(b.adopt_bot_games_once().await.unwrap(), 1);
+        let on_b = b.loaded(id).expect("B runs the game");
+        let played = log_grows(&store, id, 3).await;
+        // A live lease: nothing for A to adopt, and A is told where it runs.
+        assert_eq!(a.adopt_bot_games_once().await.unwrap(), 0);
+        assert!(matches!(a.get(id).await, Err(GameError::Elsewhere { node, .. }) if node == "b"));
+        // B stalls: in these tests nothing renews its lease, which runs out.
+        tokio::time::sleep(lease + Duration::from_millis(300)).await;
+        assert_eq!(a.adopt_bot_games_once().await.unwrap(), 1);
+        assert!(a.loaded(id).is_some(), "A runs the game now");
+        for _ in 0..500 {
+            if on_b.is_closed() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(on_b.is_closed(), "B's fenced-off task stopped");
+        let now = store.log_len(id).await.unwrap();
+        assert!(now >= played);
+        log_grows(&store, id, now + 3).await;
+        a.hold(id, "test over".into()).await;
         a_writer.close().await;
         b_writer.close().await;
         store.close().await;

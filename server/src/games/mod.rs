@@ -35,7 +35,7 @@ use crate::replay::{Replayer, seed_commitment};
 use crate::rules::custom::Position;
 use crate::rules::{Game, HashVersion, Scenario, State};
 use crate::store::writer::Note;
-use crate::store::{Access, ActionRow, GameRow, NewGame, Store};
+use crate::store::{Access, ActionRow, GameRow, NewGame, Store, StoreError};
 use siege_bots::Level;
 use siege_protocol::{GameStatus, Side};
 use std::collections::HashMap;
@@ -497,7 +497,11 @@ impl Games {
     pub async fn join(&self, id: Uuid, side: Option<Side>) -> Result<(Side, String), GameError> {
         let (token, hash) = tokens::new_token();
         let side = match self.get(id).await?.take_seat(side, hash.clone()).await {
-            Err(GameError::Gone) => self.get(id).await?.take_seat(side, hash).await?,
+            // The task stopped, or found that another node took the game (it stops too): ask
+            // again, which loads it here or answers where it runs now.
+            Err(GameError::Gone | GameError::Store(StoreError::Fenced(_))) => {
+                self.get(id).await?.take_seat(side, hash).await?
+            }
             other => other?,
         };
         Ok((side, token))

@@ -338,7 +338,13 @@ impl GameTask {
                 token_hash,
                 reply,
             } => {
-                let _ = reply.send(self.take_seat(side, token_hash).await);
+                let taken = self.take_seat(side, token_hash).await;
+                let fenced = matches!(&taken, Err(GameError::Store(StoreError::Fenced(_))));
+                let _ = reply.send(taken);
+                if fenced {
+                    tracing::warn!(game = %self.id, "the game's lease was taken by another node: stopping here");
+                    return false;
+                }
             }
             Command::Info { reply } => {
                 let _ = reply.send(Info {
@@ -597,7 +603,11 @@ impl GameTask {
             Some(s) => s,
             None => taken.free().ok_or(GameError::NoFreeSeat)?,
         };
-        if !self.store.take_seat(self.id, side, &token_hash).await? {
+        if !self
+            .store
+            .take_seat(self.id, side, &token_hash, self.fence)
+            .await?
+        {
             return Err(GameError::SeatTaken(side));
         }
         self.seats.push((side, token_hash));
@@ -665,7 +675,7 @@ mod tests {
             .unwrap();
         let mut seats = vec![(sides[0], "first".to_string())];
         for &side in &sides[1..] {
-            assert!(store.take_seat(id, side, "second").await.unwrap());
+            assert!(store.take_seat(id, side, "second", None).await.unwrap());
             seats.push((side, "second".to_string()));
         }
         let (writer, _) = Writer::start(store.clone());

@@ -414,15 +414,23 @@ impl Server {
             }
         }
         // Games with a computer seated are loaded in the background, so that a computer whose
-        // decision it was when the server stopped goes on without waiting for a touch.
-        let resumer = games.clone();
-        games_tracker.spawn(async move {
-            match resumer.resume_bots().await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(games = n, "games with a computer player resumed"),
-                Err(e) => tracing::error!(error = %e, "games with a computer player not resumed"),
-            }
-        });
+        // decision it was when the server stopped goes on without waiting for a touch. A node
+        // of several adopts the ones whose decision is a computer's and that no node runs, now
+        // and every lease's length after.
+        if cluster.is_some() {
+            games_tracker.spawn(games.clone().adopt_bot_games());
+        } else {
+            let resumer = games.clone();
+            games_tracker.spawn(async move {
+                match resumer.resume_bots().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(games = n, "games with a computer player resumed"),
+                    Err(e) => {
+                        tracing::error!(error = %e, "games with a computer player not resumed")
+                    }
+                }
+            });
+        }
         if let Some(audit) = &config.audit {
             crate::audit::start(
                 audit.clone(),

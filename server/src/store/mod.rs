@@ -323,16 +323,36 @@ impl Store {
     /// Give `side`'s seat to the holder of `token_hash`. Returns `false` when the seat was
     /// already taken (nothing changed). The game becomes `active` once both seats are taken,
     /// unless it is already finished.
+    ///
+    /// With a `fence` (a node of several), the seat is given only while the game's lease still
+    /// has that fencing number, checked in the same transaction as the insert and, on
+    /// PostgreSQL, locked until its commit as the writer's check of an action is: a node that
+    /// lost the game cannot seat a player the new holder would never hear of
+    /// ([`StoreError::Fenced`]).
     pub async fn take_seat(
         &self,
         id: Uuid,
         side: Side,
         token_hash: &str,
+        fence: Option<i64>,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
         let id = id.to_string();
         on_db!(&self.db, |pool, pg| {
             let mut tx = pool.begin().await?;
+            if let Some(fence) = fence {
+                let held: Option<i64> = sqlx::query_scalar(if pg {
+                    "SELECT fence FROM leases WHERE game_id = $1 FOR SHARE"
+                } else {
+                    "SELECT fence FROM leases WHERE game_id = $1"
+                })
+                .bind(&id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if held != Some(fence) {
+                    return Err(StoreError::Fenced(id));
+                }
+            }
             let inserted = sqlx::query(
                 "INSERT INTO seats (game_id, side, token_hash, taken_at) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (game_id, side) DO NOTHING",
@@ -431,6 +451,33 @@ impl Store {
                    AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot IS NOT NULL) \
                  ORDER BY g.created_at",
             )
+            .fetch_all(pool)
+            .await?
+        });
+        parse_ids(rows)
+    }
+
+    /// Unfinished games whose decision is a computer's and whose lease nobody holds after
+    /// `now` (oldest first): on a cluster, the computer games no node runs — their node died,
+    /// or they were created on a node that does not keep new games — which a node adopts so
+    /// that they play on with nobody watching ([`crate::games::Games::adopt_bot_games`]).
+    pub async fn unheld_bot_decisions(&self, now: i64) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(String,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(concat!(
+                "SELECT t.id FROM (SELECT g.id, g.created_at, ",
+                to_act_sql!(),
+                " AS to_act FROM games g \
+                   LEFT JOIN actions a ON a.game_id = g.id \
+                     AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
+                   WHERE g.status = 'active' AND g.audit_error IS NULL \
+                     AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot IS NOT NULL) \
+                     AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.game_id = g.id \
+                       AND l.expires_at > $1)) t \
+                 WHERE EXISTS (SELECT 1 FROM seats s WHERE s.game_id = t.id \
+                   AND s.side = t.to_act AND s.bot IS NOT NULL) \
+                 ORDER BY t.created_at"
+            ))
+            .bind(now)
             .fetch_all(pool)
             .await?
         });

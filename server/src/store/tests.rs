@@ -102,8 +102,18 @@ async fn games_seats_and_the_open_games_cap(kind: Kind) {
     assert_eq!(row.seed().unwrap(), [7; 32]);
     assert_eq!(row.hash_version().unwrap(), HashVersion::LATEST);
     // Taking the free seat makes the game active (and frees a place under the cap).
-    assert!(store.take_seat(a.id, Side::Chinese, "t2").await.unwrap());
-    assert!(!store.take_seat(a.id, Side::Chinese, "t3").await.unwrap());
+    assert!(
+        store
+            .take_seat(a.id, Side::Chinese, "t2", None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .take_seat(a.id, Side::Chinese, "t3", None)
+            .await
+            .unwrap()
+    );
     assert_eq!(store.game(a.id).await.unwrap().unwrap().status, "active");
     assert_eq!(store.seats(a.id).await.unwrap().len(), 2);
     assert!(
@@ -154,7 +164,12 @@ async fn the_listing_filters_and_pages(kind: Kind) {
     private.access.invite_hash = Some("hash".into());
     assert!(store.create_game(&private).await.unwrap());
 
-    assert!(store.take_seat(ids[0], Side::Chinese, "t").await.unwrap());
+    assert!(
+        store
+            .take_seat(ids[0], Side::Chinese, "t", None)
+            .await
+            .unwrap()
+    );
     writer
         .append(entry(ids[0], 1, Side::Allied, Side::Chinese, 1_000))
         .await
@@ -266,7 +281,12 @@ async fn the_log_snapshots_and_the_audit_cursor(kind: Kind) {
     let (store, dir) = open(kind).await;
     let g = new_game("logged", None, None);
     assert!(store.create_game(&g).await.unwrap());
-    assert!(store.take_seat(g.id, Side::Chinese, "t").await.unwrap());
+    assert!(
+        store
+            .take_seat(g.id, Side::Chinese, "t", None)
+            .await
+            .unwrap()
+    );
     let (writer, task) = Writer::start(store.clone());
     for seq in 1..=4 {
         let mut e = entry(g.id, seq, Side::Allied, Side::Allied, 10 * seq as i64);
