@@ -299,9 +299,9 @@ mod tests {
             .id
     }
 
-    /// Wait until game `id` has more than `than` entries in its log, for at most 10 s.
+    /// Wait until game `id` has more than `than` entries in its log, for at most 30 s.
     async fn log_grows(store: &Store, id: Uuid, than: u64) -> u64 {
-        for _ in 0..1000 {
+        for _ in 0..3000 {
             let len = store.log_len(id).await.unwrap();
             if len > than {
                 return len;
@@ -413,7 +413,8 @@ mod tests {
         tokio::time::sleep(lease + Duration::from_millis(300)).await;
         assert_eq!(a.adopt_bot_games_once().await.unwrap(), 1);
         assert!(a.loaded(id).is_some(), "A runs the game now");
-        for _ in 0..500 {
+        // Generous: a commit's fsync can take seconds on a machine busy writing.
+        for _ in 0..3000 {
             if on_b.is_closed() {
                 break;
             }
