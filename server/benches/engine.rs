@@ -1,4 +1,5 @@
-//! Engine benchmarks (criterion): the legal actions of a busy mid-game position, applying a
+//! Engine benchmarks (criterion): the legal actions of a busy mid-game position, the warned
+//! legal list of a guarding Allied stack, applying a
 //! move and a resolved combat, the state hash of both versions, a state's frames (whole,
 //! incremental and as a patch), a whole random game in-process, and replaying a stored
 //! whole-game log from its seed. Run with `cargo bench -p siege --bench engine`; the method
@@ -99,6 +100,19 @@ fn benches(c: &mut Criterion) {
     });
     c.bench_function("legal_actions_selected_stack", |b| {
         b.iter(|| black_box(play::legal(moving.scenario(), moving.state())))
+    });
+    // An Allied stack selected where leaving matters — its moves are warned of: the legal list
+    // as the player is offered it, each action with its warning.
+    let guarding = play_until(&scn, 7, |g| {
+        g.state().phase() == Phase::AlliedMovement
+            && matches!(g.state().step, Step::Move { group: Some(_) })
+            && g.offered(Side::Allied)
+                .iter()
+                .any(|o| o.warning.is_some() && matches!(o.action, Action::Move { .. }))
+    });
+    assert!(guarding.result().is_none(), "such a position is reached");
+    c.bench_function("offered_guarding_allied_stack", |b| {
+        b.iter(|| black_box(guarding.offered(Side::Allied)))
     });
     let side = moving.to_act().expect("someone acts");
     let mv = moving

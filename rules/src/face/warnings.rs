@@ -61,12 +61,26 @@ pub fn action_of(element: serde_json::Value) -> Result<Action, serde_json::Error
 }
 
 /// The legal actions of `side` in `st`, each with its warning if it has one.
+///
+/// A selected stack may be offered dozens of moves, and each would be tried on a copy of the
+/// position. What a move leaves behind does not depend on where the stack goes, unless it
+/// arrives with or beside civilians ([`Risky::same_wherever_it_goes`]): those moves share
+/// the warning found for the first of them, and the others are each tried.
 pub fn annotate(scn: &Scenario, st: &State, side: Side, legal: Vec<Action>) -> Vec<Offered> {
     let risky = Risky::of(scn, st, side);
+    let mut shared: Option<Option<Warning>> = None;
     legal
         .into_iter()
         .map(|action| {
-            let warning = risky.as_ref().and_then(|r| r.warn(scn, st, &action));
+            let warning = risky.as_ref().and_then(|r| {
+                if r.same_wherever_it_goes(scn, st, &action) {
+                    shared
+                        .get_or_insert_with(|| r.warn(scn, st, &action))
+                        .clone()
+                } else {
+                    r.warn(scn, st, &action)
+                }
+            });
             Offered { action, warning }
         })
         .collect()
@@ -123,6 +137,40 @@ impl Risky {
         hexes.sort();
         hexes.dedup();
         Some(Risky { side, hexes })
+    }
+
+    /// Whether `action` moves the selected stack somewhere its arrival changes nothing a
+    /// warning speaks of, so that it warns as any other such move of the stack does. The
+    /// losses warned of are civilians without an escort (15), a gun left unmanned (9), a
+    /// leader left alone (11.1) and a victory hex left empty (21). What the stack leaves
+    /// behind — its hex emptied, a gun there unmanned, civilians there or beside it without
+    /// their escort, a leader whose company those civilians were — is the same wherever it
+    /// goes. What it takes along is safe wherever it goes unless it carries civilians with
+    /// no escort of their own (an Allied combat unit or volunteers, 15): a gun that moves is
+    /// never the gun left behind, and a leader is moved off only when the units with him are
+    /// eliminated (11.1), which a move alone never does. Only an arrival with or beside
+    /// civilians of the side could save them: such moves are each tried.
+    fn same_wherever_it_goes(&self, scn: &Scenario, st: &State, action: &Action) -> bool {
+        let Action::Move { to, .. } = action else {
+            return false;
+        };
+        let Step::Move { group: Some(g) } = &st.step else {
+            return false;
+        };
+        let kinds = || g.units.iter().map(|u| scn.counters.get(*u).kind);
+        let carries_civilians = kinds().any(|k| k == UnitKind::Civilian);
+        let escorted = kinds().any(|k| matches!(k, UnitKind::Combat | UnitKind::Volunteer));
+        if carries_civilians && !escorted {
+            return false;
+        }
+        !scn.counters.counters.iter().any(|c| {
+            c.side == self.side
+                && c.kind == UnitKind::Civilian
+                && st
+                    .unit(c.id)
+                    .hex()
+                    .is_some_and(|h| h == *to || h.is_adjacent(*to))
+        })
     }
 
     /// The warning of `action`, trying it on a copy when it moves or removes a unit from a
@@ -318,6 +366,39 @@ mod tests {
     use crate::face::testkit::{Kit, hex};
     use crate::position::state::{Group, Step};
     use siege_protocol::Phase;
+
+    /// Moves sharing one warning (15, 9, 11.1, 21): in whole random games, at every decision,
+    /// each offered action carries exactly the warning that trying that action alone finds.
+    #[test]
+    fn every_offered_warning_is_the_one_its_own_trial_finds_15_9_11_1_21() {
+        use crate::face::game::Game;
+        use crate::face::random::Bot;
+        use crate::face::testkit::scenario;
+        let scn = scenario();
+        let mut moves_warned = 0;
+        for seed in 1..=6u8 {
+            let mut game = Game::new(scn.clone(), [seed; 32]);
+            let mut bot = Bot::new(u64::from(seed), scn.map.hospital().to_vec());
+            while let Some(side) = game.to_act() {
+                let st = game.state();
+                for offered in game.offered(side) {
+                    let alone = warning(&scn, st, side, &offered.action);
+                    assert_eq!(
+                        offered.warning, alone,
+                        "seed {seed}: {:?} in {:?}",
+                        offered.action, st.step
+                    );
+                    if matches!(offered.action, Action::Move { .. }) && alone.is_some() {
+                        moves_warned += 1;
+                    }
+                }
+                let legal = game.legal_actions(side);
+                let action = bot.choose(&game, &legal).expect("a legal action").clone();
+                game.apply(side, &action).expect("legal actions apply");
+            }
+        }
+        assert!(moves_warned > 0, "some moves were warned of");
+    }
 
     /// The warnings `side` is offered now, by action.
     fn warned(kit: &Kit, side: Side) -> Vec<(Action, Warning)> {
