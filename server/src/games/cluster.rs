@@ -175,20 +175,7 @@ impl Games {
     /// One round of [`Games::adopt_bot_games`]: how many games this node took.
     pub async fn adopt_bot_games_once(&self) -> Result<usize, GameError> {
         let ids = self.inner.store.unheld_bot_decisions(now_ms()).await?;
-        let mut adopted = 0;
-        for id in ids {
-            if self.inner.shutdown.is_cancelled() {
-                break;
-            }
-            match self.get(id).await {
-                Ok(_) => adopted += 1,
-                Err(GameError::Elsewhere { node, .. }) => {
-                    tracing::debug!(game = %id, %node, "computer game adopted by another node");
-                }
-                Err(e) => tracing::warn!(game = %id, error = %e, "computer game not adopted"),
-            }
-        }
-        Ok(adopted)
+        Ok(self.load_each(ids, "computer game not adopted").await)
     }
 
     /// Stop game `id`, whose lease (with `fence`) another node took — unless this node has
@@ -275,6 +262,42 @@ mod tests {
         (games, writer)
     }
 
+    /// How long a lease lasts in these tests.
+    const LEASE: Duration = Duration::from_secs(2);
+
+    /// Two nodes, A and B, each with its own writer, on one fresh database.
+    struct Nodes {
+        a: Games,
+        b: Games,
+        store: Store,
+        writers: [Writer; 2],
+        dir: Scratch,
+    }
+
+    impl Nodes {
+        async fn new(kind: Kind, tag: &str) -> Nodes {
+            let dir = Scratch::new(kind, tag).await;
+            let store = Store::open(&dir.url).await.unwrap();
+            let (a, a_writer) = node("a", &store, LEASE);
+            let (b, b_writer) = node("b", &store, LEASE);
+            Nodes {
+                a,
+                b,
+                store,
+                writers: [a_writer, b_writer],
+                dir,
+            }
+        }
+
+        async fn close(self) {
+            for writer in &self.writers {
+                writer.close().await;
+            }
+            self.store.close().await;
+            drop(self.dir);
+        }
+    }
+
     /// A new game on `games`: the creator takes the Allied seat, unless `bots` seats a computer
     /// in each seat (`opponents`).
     async fn create(games: &Games, bots: bool) -> Uuid {
@@ -315,12 +338,9 @@ mod tests {
     /// stalls past its lease (it renews nothing here), and node B takes the game over. A's next
     /// action is refused as fenced — the log is untouched — and A's game task stops; B plays on.
     async fn a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops(kind: Kind) {
-        let dir = Scratch::new(kind, "fence").await;
-        let store = Store::open(&dir.url).await.unwrap();
-        let lease = Duration::from_secs(2);
-        let (a, a_writer) = node("a", &store, lease);
-        let (b, b_writer) = node("b", &store, lease);
-        let id = create(&a, false).await;
+        let nodes = Nodes::new(kind, "fence").await;
+        let (a, b, store, lease) = (&nodes.a, &nodes.b, &nodes.store, LEASE);
+        let id = create(a, false).await;
         // A new game is not kept by the node that wrote it; joining loads it on A.
         assert!(a.loaded(id).is_none());
         a.join(id, None).await.unwrap();
@@ -349,10 +369,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.log_len(id).await.unwrap(), 1);
-        a_writer.close().await;
-        b_writer.close().await;
-        store.close().await;
-        drop(dir);
+        nodes.close().await;
     }
 
     /// Several nodes (docs/scaling.md, "What the fence does not guard"): node A runs a game
@@ -360,12 +377,9 @@ mod tests {
     /// seat would be one B never hears of — but told where the game runs now, and A's task
     /// stops; the seat stays free for B to give.
     async fn a_seat_given_by_a_node_that_lost_the_game_is_refused(kind: Kind) {
-        let dir = Scratch::new(kind, "seat-fence").await;
-        let store = Store::open(&dir.url).await.unwrap();
-        let lease = Duration::from_secs(2);
-        let (a, a_writer) = node("a", &store, lease);
-        let (b, b_writer) = node("b", &store, lease);
-        let id = create(&a, false).await;
+        let nodes = Nodes::new(kind, "seat-fence").await;
+        let (a, b, store, lease) = (&nodes.a, &nodes.b, &nodes.store, LEASE);
+        let id = create(a, false).await;
         let on_a = a.get(id).await.expect("A runs the game");
         tokio::time::sleep(lease + Duration::from_millis(300)).await;
         b.get(id).await.expect("B takes the expired lease");
@@ -383,10 +397,7 @@ mod tests {
         let (side, _) = b.join(id, None).await.unwrap();
         assert_eq!(side, Side::Chinese);
         assert_eq!(store.seats(id).await.unwrap().len(), 2);
-        a_writer.close().await;
-        b_writer.close().await;
-        store.close().await;
-        drop(dir);
+        nodes.close().await;
     }
 
     /// Several nodes (docs/scaling.md, "Computer games"): a game between two computers is not
@@ -395,17 +406,14 @@ mod tests {
     /// past its lease, A adopts it in turn and it plays on there; B's next move is fenced off
     /// and B's task stops.
     async fn a_computer_game_no_node_runs_is_adopted_and_plays_on(kind: Kind) {
-        let dir = Scratch::new(kind, "adopt").await;
-        let store = Store::open(&dir.url).await.unwrap();
-        let lease = Duration::from_secs(2);
-        let (a, a_writer) = node("a", &store, lease);
-        let (b, b_writer) = node("b", &store, lease);
-        let id = create(&a, true).await;
+        let nodes = Nodes::new(kind, "adopt").await;
+        let (a, b, store, lease) = (&nodes.a, &nodes.b, &nodes.store, LEASE);
+        let id = create(a, true).await;
         assert!(a.loaded(id).is_none(), "not kept by the creating node");
         assert_eq!(store.log_len(id).await.unwrap(), 0);
         assert_eq!(b.adopt_bot_games_once().await.unwrap(), 1);
         let on_b = b.loaded(id).expect("B runs the game");
-        let played = log_grows(&store, id, 3).await;
+        let played = log_grows(store, id, 3).await;
         // A live lease: nothing for A to adopt, and A is told where it runs.
         assert_eq!(a.adopt_bot_games_once().await.unwrap(), 0);
         assert!(matches!(a.get(id).await, Err(GameError::Elsewhere { node, .. }) if node == "b"));
@@ -423,11 +431,8 @@ mod tests {
         assert!(on_b.is_closed(), "B's fenced-off task stopped");
         let now = store.log_len(id).await.unwrap();
         assert!(now >= played);
-        log_grows(&store, id, now + 3).await;
+        log_grows(store, id, now + 3).await;
         a.hold(id, "test over".into()).await;
-        a_writer.close().await;
-        b_writer.close().await;
-        store.close().await;
-        drop(dir);
+        nodes.close().await;
     }
 }

@@ -799,17 +799,27 @@ impl Games {
     /// touching its game. A game where it is a person's move unloads again after the idle spell.
     pub async fn resume_bots(&self) -> Result<usize, GameError> {
         let ids = self.inner.store.unfinished_with_bots().await?;
-        let mut resumed = 0;
+        Ok(self.load_each(ids, "bot game not resumed").await)
+    }
+
+    /// Load each of `ids` in turn until shutdown; how many this node now runs. A game another
+    /// node took meanwhile (several nodes) is not an error; any other failure is logged as
+    /// `failed`.
+    async fn load_each(&self, ids: Vec<Uuid>, failed: &str) -> usize {
+        let mut loaded = 0;
         for id in ids {
             if self.inner.shutdown.is_cancelled() {
                 break;
             }
             match self.get(id).await {
-                Ok(_) => resumed += 1,
-                Err(e) => tracing::warn!(game = %id, error = %e, "bot game not resumed"),
+                Ok(_) => loaded += 1,
+                Err(GameError::Elsewhere { node, .. }) => {
+                    tracing::debug!(game = %id, %node, "game held by another node");
+                }
+                Err(e) => tracing::warn!(game = %id, error = %e, "{failed}"),
             }
         }
-        Ok(resumed)
+        loaded
     }
 
     /// Lock the tenancy of game `id`, creating it if needed. The tenancy returned is the one in the
