@@ -432,6 +432,20 @@ mod tests {
         let now = store.log_len(id).await.unwrap();
         assert!(now >= played);
         log_grows(store, id, now + 3).await;
+        // Once every lease has run out (a time past them all) the game is there to adopt
+        // again — but not while it is held for the operator, who must clear it first.
+        assert_eq!(
+            store.unheld_bot_decisions(i64::MAX).await.unwrap(),
+            vec![id]
+        );
+        store.hold(id, "held for the test").await.unwrap();
+        assert!(
+            store
+                .unheld_bot_decisions(i64::MAX)
+                .await
+                .unwrap()
+                .is_empty()
+        );
         a.hold(id, "test over".into()).await;
         nodes.close().await;
     }

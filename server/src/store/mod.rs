@@ -458,7 +458,8 @@ impl Store {
     }
 
     /// Unfinished games whose decision is a computer's and whose lease nobody holds after
-    /// `now` (oldest first): on a cluster, the computer games no node runs — their node died,
+    /// `now` (oldest first; not a game held for the operator or failing its audit, which is
+    /// not loaded again until cleared): on a cluster, the computer games no node runs — their node died,
     /// or they were created on a node that does not keep new games — which a node adopts so
     /// that they play on with nobody watching ([`crate::games::Games::adopt_bot_games`]).
     pub async fn unheld_bot_decisions(&self, now: i64) -> Result<Vec<Uuid>, StoreError> {
@@ -469,7 +470,7 @@ impl Store {
                 " AS to_act FROM games g \
                    LEFT JOIN actions a ON a.game_id = g.id \
                      AND a.seq = (SELECT max(seq) FROM actions WHERE game_id = g.id) \
-                   WHERE g.status = 'active' AND g.audit_error IS NULL \
+                   WHERE g.status = 'active' AND g.audit_error IS NULL AND g.held IS NULL \
                      AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot IS NOT NULL) \
                      AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.game_id = g.id \
                        AND l.expires_at > $1)) t \
