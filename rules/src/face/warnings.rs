@@ -63,9 +63,10 @@ pub fn action_of(element: serde_json::Value) -> Result<Action, serde_json::Error
 /// The legal actions of `side` in `st`, each with its warning if it has one.
 ///
 /// A selected stack may be offered dozens of moves, and each would be tried on a copy of the
-/// position. What a move leaves behind does not depend on where the stack goes, unless it
-/// arrives with or beside civilians ([`Risky::same_wherever_it_goes`]): those moves share
-/// the warning found for the first of them, and the others are each tried.
+/// position. What a move leaves behind does not depend on where the stack goes
+/// ([`Risky::same_wherever_it_goes`]): such moves share the warning found for the first of
+/// them. A move arriving with or beside civilians, or carrying civilians with no escort of
+/// their own, is tried by itself.
 pub fn annotate(scn: &Scenario, st: &State, side: Side, legal: Vec<Action>) -> Vec<Offered> {
     let risky = Risky::of(scn, st, side);
     let mut shared: Option<Option<Warning>> = None;

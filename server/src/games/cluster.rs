@@ -322,6 +322,18 @@ mod tests {
             .id
     }
 
+    /// Whether the task behind `handle` stops within 30 s — generous: a commit's fsync can
+    /// take seconds on a machine busy writing.
+    async fn closes(handle: &crate::games::GameHandle) -> bool {
+        for _ in 0..3000 {
+            if handle.is_closed() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
     /// Wait until game `id` has more than `than` entries in its log, for at most 30 s.
     async fn log_grows(store: &Store, id: Uuid, than: u64) -> u64 {
         for _ in 0..3000 {
@@ -358,13 +370,7 @@ mod tests {
             "{refused}"
         );
         assert_eq!(store.log_len(id).await.unwrap(), 0);
-        for _ in 0..100 {
-            if on_a.is_closed() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert!(on_a.is_closed(), "the fenced-off task stops");
+        assert!(closes(&on_a).await, "the fenced-off task stops");
         on_b.act(Side::Allied, 0, Action::DeployDefault)
             .await
             .unwrap();
@@ -421,14 +427,7 @@ mod tests {
         tokio::time::sleep(lease + Duration::from_millis(300)).await;
         assert_eq!(a.adopt_bot_games_once().await.unwrap(), 1);
         assert!(a.loaded(id).is_some(), "A runs the game now");
-        // Generous: a commit's fsync can take seconds on a machine busy writing.
-        for _ in 0..3000 {
-            if on_b.is_closed() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert!(on_b.is_closed(), "B's fenced-off task stopped");
+        assert!(closes(&on_b).await, "B's fenced-off task stopped");
         let now = store.log_len(id).await.unwrap();
         assert!(now >= played);
         log_grows(store, id, now + 3).await;
