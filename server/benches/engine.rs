@@ -14,6 +14,11 @@ use siege_protocol::{LogEntry, Phase, Side, You};
 use std::hint::black_box;
 use std::sync::Arc;
 
+/// The allocator the `siege` binary runs with (`server/src/main.rs`): the engine is measured
+/// as the server runs it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn scenario() -> Arc<Scenario> {
     Arc::new(Scenario::load_default().expect("the scenario loads"))
 }
