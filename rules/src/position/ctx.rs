@@ -18,6 +18,10 @@ pub struct Ctx<'a> {
     pub step_done: bool,
     /// How many of `events` the after-action checks have already read.
     pub checked: usize,
+    /// Set when the after-action checks ran out of rounds while still changing the position
+    /// (an engine bug): the sequence of play then refuses the action rather than go on from
+    /// a position whose checks never finished.
+    pub unsettled: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -29,6 +33,7 @@ impl<'a> Ctx<'a> {
             events: Vec::new(),
             step_done: false,
             checked: 0,
+            unsettled: false,
         }
     }
 

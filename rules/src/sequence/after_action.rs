@@ -26,11 +26,19 @@ use siege_protocol::Side;
 
 /// Rounds of checks after one change before giving up on a fixed point; each round that
 /// changes something removes a unit or settles a hex, so a few always suffice.
-const ROUNDS: usize = 16;
+pub const ROUNDS: usize = 16;
 
-/// Run the checks in order until a round changes nothing.
+/// Run the checks in order until a round changes nothing. Checks still changing the position
+/// after [`ROUNDS`] rounds set [`Ctx::unsettled`], and the sequence of play refuses the action
+/// ([`RuleError::Runaway`](crate::vocabulary::error::RuleError::Runaway)): no check is ever
+/// skipped in silence.
 pub fn run(ctx: &mut Ctx<'_>) {
-    for _ in 0..ROUNDS {
+    run_within(ctx, ROUNDS);
+}
+
+/// [`run`] with the bound given.
+fn run_within(ctx: &mut Ctx<'_>, rounds: usize) {
+    for _ in 0..rounds {
         let events = ctx.events.len();
         let pending = ctx.st.pending.len();
         let from = ctx.checked;
@@ -44,6 +52,7 @@ pub fn run(ctx: &mut Ctx<'_>) {
             return;
         }
     }
+    ctx.unsettled = true;
 }
 
 /// Leaders in hexes where a combat unit or volunteers were eliminated since event `from`, and
@@ -312,6 +321,44 @@ mod tests {
         let events = fire_south(&mut game);
         assert_eq!(game.state().unit(gb).loc, Loc::Eliminated);
         assert!(lost_unescorted(&events, civ));
+    }
+
+    #[test]
+    fn checks_that_run_out_of_rounds_say_so_and_the_action_is_refused_15_r7() {
+        // The escort is eliminated: the first round loses the civilians (15, R7), and only a
+        // second round can show that nothing more changes.
+        let mut kit = Kit::open();
+        let gb = kit.put("gb1", hex("1010"));
+        let civ = kit.put("civ1", hex("1011"));
+        kit.put("gb2", hex("2020"));
+        let (unsettled, events) = kit.run_value(|ctx| {
+            crate::mechanics::losses::eliminate(ctx, gb, "test");
+            run_within(ctx, 1);
+            (ctx.unsettled, std::mem::take(&mut ctx.events))
+        });
+        assert!(lost_unescorted(&events, civ));
+        assert!(unsettled, "one round cannot show the checks are done");
+        // With the rounds the engine allows, the same change settles.
+        let mut kit = Kit::open();
+        let gb = kit.put("gb1", hex("1010"));
+        kit.put("civ1", hex("1011"));
+        kit.put("gb2", hex("2020"));
+        let unsettled = kit.run_value(|ctx| {
+            crate::mechanics::losses::eliminate(ctx, gb, "test");
+            run(ctx);
+            ctx.unsettled
+        });
+        assert!(!unsettled);
+        // The sequence of play turns an unsettled check into a refusal, whatever step it is.
+        let mut kit = Kit::open();
+        let settled = kit.run_value(|ctx| {
+            ctx.unsettled = true;
+            crate::sequence::play::settle(ctx)
+        });
+        assert_eq!(
+            settled,
+            Err(crate::vocabulary::error::RuleError::Runaway { rounds: ROUNDS })
+        );
     }
 
     #[test]

@@ -92,8 +92,21 @@ pub fn settle(ctx: &mut Ctx<'_>) -> Result<(), RuleError> {
     settle_within(ctx, SETTLE_LIMIT)
 }
 
-/// [`settle`] with the bound given: at most `limit` rounds, then [`RuleError::Runaway`].
+/// [`settle`] with the bound given: at most `limit` rounds, then [`RuleError::Runaway`]; the
+/// same error where the after-action checks ran out of their own rounds on the way
+/// ([`Ctx::unsettled`]).
 fn settle_within(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
+    let settled = settle_rounds(ctx, limit);
+    if ctx.unsettled {
+        return Err(RuleError::Runaway {
+            rounds: after_action::ROUNDS,
+        });
+    }
+    settled
+}
+
+/// The rounds of [`settle_within`].
+fn settle_rounds(ctx: &mut Ctx<'_>, limit: usize) -> Result<(), RuleError> {
     for _ in 0..limit {
         if ctx.st.is_over() {
             return Ok(());
