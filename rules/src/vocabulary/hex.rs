@@ -315,9 +315,67 @@ pub enum LineCell {
 /// with u = x−y, v = y−z, w = z−x, so cell boundaries lie on lines where u, v or w is an
 /// integer. Between two consecutive parameters where the line meets such a value, the line is
 /// inside exactly one cell or along exactly one hexside; its midpoint tells which.
+///
+/// The geometry is the same wherever the line starts (axial coordinates shift every point,
+/// cell and hexside alike), so the line is traced once per offset between the two hexes, for
+/// offsets up to [`LINE_TABLE_REACH`] columns and rows each way — every range a unit fires at —
+/// and moved to `from`; longer lines are traced each time.
 pub fn line(from: Hex, to: Hex) -> Vec<LineCell> {
-    let a = from.axial().cube();
-    let b = to.axial().cube();
+    let (a, b) = (from.axial(), to.axial());
+    let shift = |c: Axial| Axial {
+        q: c.q + a.q,
+        r: c.r + a.r,
+    };
+    match line_table().get(b.q - a.q, b.r - a.r) {
+        Some(cells) => cells
+            .iter()
+            .map(|cell| match *cell {
+                LineCell::Through(c) => LineCell::Through(shift(c)),
+                LineCell::Along(x, y) => LineCell::Along(shift(x), shift(y)),
+            })
+            .collect(),
+        None => trace(a, b),
+    }
+}
+
+/// How far apart, in axial columns and rows, two hexes may be for [`line`] to look their line
+/// up instead of tracing it: beyond the farthest fire (Allied artillery, 4 hexes, 9).
+pub const LINE_TABLE_REACH: i32 = 8;
+
+/// The lines from the origin to every offset within [`LINE_TABLE_REACH`], traced once.
+struct LineTable(Vec<Vec<LineCell>>);
+
+impl LineTable {
+    const SIDE: i32 = 2 * LINE_TABLE_REACH + 1;
+
+    fn get(&self, dq: i32, dr: i32) -> Option<&[LineCell]> {
+        if dq.abs() > LINE_TABLE_REACH || dr.abs() > LINE_TABLE_REACH {
+            return None;
+        }
+        let i = (dq + LINE_TABLE_REACH) * Self::SIDE + (dr + LINE_TABLE_REACH);
+        self.0.get(usize::try_from(i).ok()?).map(Vec::as_slice)
+    }
+}
+
+fn line_table() -> &'static LineTable {
+    static TABLE: std::sync::OnceLock<LineTable> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let origin = Axial { q: 0, r: 0 };
+        let offsets = -LINE_TABLE_REACH..=LINE_TABLE_REACH;
+        LineTable(
+            offsets
+                .clone()
+                .flat_map(|q| offsets.clone().map(move |r| Axial { q, r }))
+                .map(|to| trace(origin, to))
+                .collect(),
+        )
+    })
+}
+
+/// The line from axial `from` to axial `to`, traced: the computation [`line`] describes.
+fn trace(from: Axial, to: Axial) -> Vec<LineCell> {
+    let a = from.cube();
+    let b = to.cube();
     let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
     let du = [d[0] - d[1], d[1] - d[2], d[2] - d[0]];
     let m = du
@@ -325,7 +383,7 @@ pub fn line(from: Hex, to: Hex) -> Vec<LineCell> {
         .filter(|x| **x != 0)
         .fold(1_i64, |acc, x| lcm(acc, x.abs()));
     if from == to {
-        return vec![LineCell::Through(from.axial())];
+        return vec![LineCell::Through(from)];
     }
     // Critical parameters t = k/m where u, v or w crosses an integer.
     let mut crit: Vec<i64> = Vec::new();
@@ -571,6 +629,27 @@ mod tests {
                 assert_eq!(fwd, back, "{a} {b}");
                 // The number of hexes crossed never exceeds what the distance allows.
                 assert!(fwd.len() <= 2 * a.distance(b) as usize + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn a_looked_up_line_is_the_traced_line_for_every_offset_from_every_column_parity_r6() {
+        // The table is traced from the origin; a line from any hex is that one moved. Checked
+        // against tracing from hexes of even and odd columns, by the edges and in the middle,
+        // for every offset the table holds and a little beyond it.
+        let reach = LINE_TABLE_REACH + 2;
+        for from in ["0101", "0201", "0540", "2020", "2119", "3901", "3840"] {
+            let a = h(from).axial();
+            for dq in -reach..=reach {
+                for dr in -reach..=reach {
+                    let b = Axial {
+                        q: a.q + dq,
+                        r: a.r + dr,
+                    };
+                    let Some(to) = b.to_hex() else { continue };
+                    assert_eq!(line(h(from), to), trace(a, b), "{from} to {to}");
+                }
             }
         }
     }
