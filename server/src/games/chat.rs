@@ -78,6 +78,12 @@ impl Refused {
 
 impl From<StoreError> for Refused {
     fn from(e: StoreError) -> Refused {
+        if let StoreError::Fenced(_) = e {
+            return Refused::new(
+                codes::MOVED,
+                "this game moved to another server node; connect again and send it there",
+            );
+        }
         tracing::error!(error = %e, "storing a chat message");
         Refused::new(
             codes::INTERNAL,
@@ -152,13 +158,16 @@ impl ChatHub {
     }
 
     /// Check, store and deliver a message `from` a reader of game `id`; `sender` names who
-    /// sends it for the rate (a seat, or a spectator's address).
+    /// sends it for the rate (a seat, or a spectator's address). `fence` is the lease the game
+    /// runs under on this node ([`GameHandle::fence`](super::GameHandle::fence)): a node that
+    /// lost the game refuses the message with `moved`.
     pub async fn post(
         &self,
         id: Uuid,
         from: You,
         sender: &str,
         text: &str,
+        fence: Option<i64>,
     ) -> Result<ChatMessage, Refused> {
         if text.trim().is_empty() {
             return Err(Refused::new(
@@ -191,7 +200,7 @@ impl ChatHub {
                 ));
             }
         }
-        let message = self.store.add_chat(id, from, text, now_ms()).await?;
+        let message = self.store.add_chat(id, from, text, now_ms(), fence).await?;
         let frame = ServerFrame::<(), (), ()>::Chat {
             message: message.clone(),
         };

@@ -235,6 +235,7 @@ mod tests {
     on_both!(
         a_stalled_node_that_lost_its_lease_cannot_append_and_its_game_stops,
         a_seat_given_by_a_node_that_lost_the_game_is_refused,
+        a_chat_line_sent_through_a_node_that_lost_the_game_is_refused,
         a_computer_game_no_node_runs_is_adopted_and_plays_on,
     );
 
@@ -403,6 +404,44 @@ mod tests {
         let (side, _) = b.join(id, None).await.unwrap();
         assert_eq!(side, Side::Chinese);
         assert_eq!(store.seats(id).await.unwrap().len(), 2);
+        nodes.close().await;
+    }
+
+    /// Several nodes (docs/scaling.md, "What the fence does not guard"): node A ran a game and
+    /// lost it to B while stalled. A chat line sent through A's stale handle is refused with
+    /// `moved` and not stored — B's readers would never see it live — and the same line sent
+    /// through B is stored.
+    async fn a_chat_line_sent_through_a_node_that_lost_the_game_is_refused(kind: Kind) {
+        use crate::games::chat::{ChatHub, ChatLimits};
+        use siege_protocol::{Channel, You, codes};
+        let nodes = Nodes::new(kind, "chat-fence").await;
+        let (a, b, store, lease) = (&nodes.a, &nodes.b, &nodes.store, LEASE);
+        let id = create(a, false).await;
+        let on_a = a.get(id).await.expect("A runs the game");
+        assert!(on_a.fence().is_some(), "a node of several holds a lease");
+        let hub = ChatHub::new(store.clone(), ChatLimits::default());
+        let both = [Channel::Table, Channel::Spectators];
+        hub.post(id, You::Allied, "a", "before", on_a.fence())
+            .await
+            .expect("A holds the lease: stored");
+        tokio::time::sleep(lease + Duration::from_millis(300)).await;
+        let on_b = b.get(id).await.expect("B takes the expired lease");
+        let refused = hub
+            .post(id, You::Allied, "a", "through A", on_a.fence())
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, codes::MOVED, "{}", refused.message);
+        hub.post(id, You::Allied, "a", "through B", on_b.fence())
+            .await
+            .expect("B holds the lease: stored");
+        let texts: Vec<String> = store
+            .chat(id, &both, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(texts, ["before", "through B"]);
         nodes.close().await;
     }
 

@@ -152,6 +152,9 @@ pub struct GameHandle {
     /// Open connections, shared with their guards, for the per-game limit.
     connections: Arc<AtomicUsize>,
     max_connections: usize,
+    /// The fencing number of the lease this node runs the game under (several nodes), for the
+    /// writes made beside the task (a chat line) to be fenced as the task's own are.
+    fence: Option<i64>,
 }
 
 /// Holds one of a game's connection places until dropped.
@@ -165,13 +168,24 @@ impl Drop for ConnectionGuard {
 }
 
 impl GameHandle {
-    pub(crate) fn new(id: Uuid, tx: mpsc::Sender<Command>, max_connections: usize) -> GameHandle {
+    pub(crate) fn new(
+        id: Uuid,
+        tx: mpsc::Sender<Command>,
+        max_connections: usize,
+        fence: Option<i64>,
+    ) -> GameHandle {
         GameHandle {
             id,
             tx,
             connections: Arc::new(AtomicUsize::new(0)),
             max_connections,
+            fence,
         }
+    }
+
+    /// The fencing number of the lease the game runs under here; `None` on a single server.
+    pub fn fence(&self) -> Option<i64> {
+        self.fence
     }
 
     /// Whether the task behind this handle has stopped.

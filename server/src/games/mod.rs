@@ -751,7 +751,7 @@ impl Games {
             },
         )?;
         let (tx, rx) = mpsc::channel(COMMANDS);
-        let handle = GameHandle::new(id, tx, inner.config.max_connections);
+        let handle = GameHandle::new(id, tx, inner.config.max_connections, fence);
         if let Some(pool) = pool {
             let driver = bots::Driver::new(
                 id,

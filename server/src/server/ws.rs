@@ -487,7 +487,7 @@ impl Connection {
         match self
             .chat
             .hub
-            .post(id, self.you, &self.chat.sender, text)
+            .post(id, self.you, &self.chat.sender, text, self.handle.fence())
             .await
         {
             Ok(_) => {

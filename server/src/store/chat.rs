@@ -28,27 +28,45 @@ fn message((id, channel, sender, text, at): Row) -> Result<ChatMessage, StoreErr
 
 impl Store {
     /// Store a message of game `id` received at `at` (Unix ms) and return it as stored.
+    ///
+    /// With a `fence` (a node of several), the message is stored only while the game's lease
+    /// still has that fencing number, checked in the insert itself: a node that lost the game
+    /// cannot add a line its new holder's readers would not see live ([`StoreError::Fenced`]).
     pub async fn add_chat(
         &self,
         id: Uuid,
         from: You,
         text: &str,
         at: i64,
+        fence: Option<i64>,
     ) -> Result<ChatMessage, StoreError> {
         let channel = Channel::of(from);
-        let (row_id,): (i64,) = on_db!(&self.db, |pool, pg| {
-            sqlx::query_as(
-                "INSERT INTO chat (game_id, channel, sender, text, at) VALUES ($1, $2, $3, $4, $5) \
-                 RETURNING id",
-            )
+        let row: Option<(i64,)> = on_db!(&self.db, |pool, pg| {
+            sqlx::query_as(if pg {
+                "INSERT INTO chat (game_id, channel, sender, text, at) \
+                 SELECT $1, $2, $3, $4, $5 \
+                 WHERE $6::BIGINT IS NULL \
+                    OR EXISTS (SELECT 1 FROM leases WHERE game_id = $1 AND fence = $6) \
+                 RETURNING id"
+            } else {
+                "INSERT INTO chat (game_id, channel, sender, text, at) \
+                 SELECT $1, $2, $3, $4, $5 \
+                 WHERE $6 IS NULL \
+                    OR EXISTS (SELECT 1 FROM leases WHERE game_id = $1 AND fence = $6) \
+                 RETURNING id"
+            })
             .bind(id.to_string())
             .bind(channel.as_str())
             .bind(from.as_str())
             .bind(text)
             .bind(at)
-            .fetch_one(pool)
+            .bind(fence)
+            .fetch_optional(pool)
             .await?
         });
+        let Some((row_id,)) = row else {
+            return Err(StoreError::Fenced(id.to_string()));
+        };
         message((
             row_id,
             channel.as_str().to_string(),

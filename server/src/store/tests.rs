@@ -336,12 +336,18 @@ async fn chat_and_mutes(kind: Kind) {
     let (store, dir) = open(kind).await;
     let g = new_game("chatty", None, None);
     assert!(store.create_game(&g).await.unwrap());
-    let first = store.add_chat(g.id, You::Allied, "hello", 1).await.unwrap();
-    store
-        .add_chat(g.id, You::Spectator, "watching", 2)
+    let first = store
+        .add_chat(g.id, You::Allied, "hello", 1, None)
         .await
         .unwrap();
-    let last = store.add_chat(g.id, You::Chinese, "hi", 3).await.unwrap();
+    store
+        .add_chat(g.id, You::Spectator, "watching", 2, None)
+        .await
+        .unwrap();
+    let last = store
+        .add_chat(g.id, You::Chinese, "hi", 3, None)
+        .await
+        .unwrap();
     assert!(last.id > first.id);
     let table = store.chat(g.id, &[Channel::Table], 10).await.unwrap();
     let texts: Vec<&str> = table.iter().map(|m| m.text.as_str()).collect();
