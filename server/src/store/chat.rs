@@ -30,8 +30,10 @@ impl Store {
     /// Store a message of game `id` received at `at` (Unix ms) and return it as stored.
     ///
     /// With a `fence` (a node of several), the message is stored only while the game's lease
-    /// still has that fencing number, checked in the insert itself: a node that lost the game
-    /// cannot add a line its new holder's readers would not see live ([`StoreError::Fenced`]).
+    /// still has that fencing number, checked in the insert itself (on PostgreSQL with the lease
+    /// row locked until it commits, as the writer's check of an action is): a node that lost the
+    /// game cannot add a line its new holder's readers would not see live
+    /// ([`StoreError::Fenced`]).
     pub async fn add_chat(
         &self,
         id: Uuid,
@@ -46,7 +48,7 @@ impl Store {
                 "INSERT INTO chat (game_id, channel, sender, text, at) \
                  SELECT $1, $2, $3, $4, $5 \
                  WHERE $6::BIGINT IS NULL \
-                    OR EXISTS (SELECT 1 FROM leases WHERE game_id = $1 AND fence = $6) \
+                    OR EXISTS (SELECT 1 FROM leases WHERE game_id = $1 AND fence = $6 FOR SHARE) \
                  RETURNING id"
             } else {
                 "INSERT INTO chat (game_id, channel, sender, text, at) \
