@@ -459,9 +459,10 @@ impl Store {
 
     /// Unfinished games whose decision is a computer's and whose lease nobody holds after
     /// `now` (oldest first; not a game held for the operator or failing its audit, which is
-    /// not loaded again until cleared): on a cluster, the computer games no node runs — their node died,
-    /// or they were created on a node that does not keep new games — which a node adopts so
-    /// that they play on with nobody watching ([`crate::games::Games::adopt_bot_games`]).
+    /// not loaded again until cleared): on a cluster, the computer games no node runs — their
+    /// node died, or they were created on a node that does not keep new games — which a node
+    /// adopts so that they play on with nobody watching
+    /// ([`crate::games::Games::adopt_bot_games`]).
     pub async fn unheld_bot_decisions(&self, now: i64) -> Result<Vec<Uuid>, StoreError> {
         let rows: Vec<(String,)> = on_db!(&self.db, |pool, pg| {
             sqlx::query_as(concat!(
