@@ -63,8 +63,8 @@ pub fn charges(scn: &Scenario, st: &State, g: &Group) -> Vec<(Hex, u8, Hex)> {
     let board = HexIndex::of(scn, st);
     let reach = movement::reach(scn, &board, Side::Allied, g.hex, budget);
     let mut out: Vec<(Hex, u8, Hex)> = Vec::new();
-    for x in Hex::all().filter(|h| reach.cost[h.index()] != u8::MAX) {
-        if x != g.hex && stacking::fits(&board, Side::Allied, x, points, 0).is_err() {
+    for x in reach.hexes() {
+        if x != g.hex && !stacking::has_room(&board, Side::Allied, x, points, 0) {
             continue;
         }
         let from = ground(&scn.map, st, x);

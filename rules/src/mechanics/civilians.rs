@@ -6,6 +6,7 @@
 
 use crate::position::ctx::Ctx;
 use crate::position::event::EventKind;
+use crate::position::hex_index::HexIndex;
 use crate::position::state::{Loc, State};
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
@@ -13,29 +14,17 @@ use crate::vocabulary::units::{UnitId, UnitKind};
 
 /// Eliminate every civilian counter left without an Allied combat unit with or beside it (15).
 pub fn check(ctx: &mut Ctx<'_>) {
-    let civilians: Vec<(UnitId, Hex)> = ctx
+    // The board's `manned` is exactly "an Allied combat unit or volunteers are here"; it is
+    // the board every other after-action check reads too, and this runs after every change.
+    let board = HexIndex::of(ctx.scn, ctx.st);
+    let stranded: Vec<(UnitId, Hex)> = ctx
         .scn
         .counters
         .counters
         .iter()
         .filter(|c| c.kind == UnitKind::Civilian)
         .filter_map(|c| ctx.st.unit(c.id).hex().map(|h| (c.id, h)))
-        .collect();
-    if civilians.is_empty() {
-        return;
-    }
-    // Hexes holding an Allied combat unit or volunteers.
-    let escorts: Vec<Hex> = ctx
-        .scn
-        .counters
-        .counters
-        .iter()
-        .filter(|c| matches!(c.kind, UnitKind::Combat | UnitKind::Volunteer))
-        .filter_map(|c| ctx.st.unit(c.id).hex())
-        .collect();
-    let stranded: Vec<(UnitId, Hex)> = civilians
-        .into_iter()
-        .filter(|(_, h)| !escorts.iter().any(|e| e == h || e.is_adjacent(*h)))
+        .filter(|(_, h)| !escorted(&board, *h))
         .collect();
     for (u, h) in stranded {
         ctx.st.unit_mut(u).loc = Loc::Eliminated;
@@ -52,6 +41,11 @@ pub fn check(ctx: &mut Ctx<'_>) {
             text,
         );
     }
+}
+
+/// Whether civilians in `hex` have an Allied combat unit or volunteers with or beside them (15).
+pub fn escorted(board: &HexIndex, hex: Hex) -> bool {
+    board.at(hex).manned || hex.neighbours().any(|n| board.at(n).manned)
 }
 
 /// Whether all four civilian counters have been eliminated (15, 21).

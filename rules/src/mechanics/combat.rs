@@ -17,7 +17,7 @@ use crate::position::pending::Pending;
 use crate::position::state::State;
 use crate::position::state::phasing_side;
 use crate::position::zoc;
-use crate::vocabulary::hex::Hex;
+use crate::vocabulary::hex::{Axial, Hex};
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::units::{UnitId, UnitKind};
 use siege_protocol::Side;
@@ -248,20 +248,32 @@ pub fn artillery_refusal(
 /// The hexes holding a unit of `side` that could still attack (a combat unit that has not
 /// attacked this phase and did not fail a recovery roll), each with whether it lies in an
 /// enemy ZOC (no ranged fire from there, 8.2).
-fn attacker_hexes(scn: &Scenario, st: &State, board: &HexIndex, side: Side) -> Vec<(Hex, bool)> {
-    let mut out: Vec<(Hex, bool)> = Vec::new();
+fn attacker_hexes(scn: &Scenario, st: &State, board: &HexIndex, side: Side) -> Vec<Placed> {
+    let mut out: Vec<Placed> = Vec::new();
     for c in scn.counters.counters.iter() {
         if c.side != side || c.kind == UnitKind::Leader || !c.kind.is_combat_unit() {
             continue;
         }
         let u = st.unit(c.id);
         let Some(h) = u.hex() else { continue };
-        if u.marks.attacked || u.marks.recovery_failed || out.iter().any(|(x, _)| *x == h) {
+        if u.marks.attacked || u.marks.recovery_failed || out.iter().any(|p| p.hex == h) {
             continue;
         }
-        out.push((h, board.in_zoc_of(side.other(), h)));
+        out.push(Placed {
+            hex: h,
+            at: h.axial(),
+            in_zoc: board.in_zoc_of(side.other(), h),
+        });
     }
     out
+}
+
+/// A hex from which units may attack: its axial coordinates worked out once, since every
+/// enemy hex is measured against every such hex, and whether it lies in an enemy ZOC.
+struct Placed {
+    hex: Hex,
+    at: Axial,
+    in_zoc: bool,
 }
 
 /// Whether a unit in one of `from` is placed to attack `defenders` as a group (adjacent to all,
@@ -272,17 +284,31 @@ fn anyone_can_attack(
     st: &State,
     board: &HexIndex,
     side: Side,
-    from: &[(Hex, bool)],
+    from: &[Placed],
     defenders: &[Hex],
 ) -> bool {
     let r = range(side);
-    from.iter().any(|(a, in_zoc)| {
-        defenders.iter().all(|d| a.is_adjacent(*d))
-            || (!in_zoc
-                && defenders.iter().all(|d| {
-                    (2..=r).contains(&a.distance(*d))
-                        && los::line_of_sight(scn, st, board, *a, *d).clear
-                }))
+    let first = match defenders {
+        [only] => Some(only.axial()),
+        _ => None,
+    };
+    from.iter().any(|a| {
+        // Each distance once: adjacent to every defender, or (out of enemy ZOC) within range
+        // of every one — and only then is any line of sight traced.
+        let mut adjacent = true;
+        let mut in_range = !a.in_zoc;
+        for d in defenders {
+            let dist = a.at.distance(first.unwrap_or_else(|| d.axial()));
+            adjacent &= dist == 1;
+            in_range &= (2..=r).contains(&dist);
+            if !adjacent && !in_range {
+                return false;
+            }
+        }
+        adjacent
+            || defenders
+                .iter()
+                .all(|d| los::line_of_sight(scn, st, board, a.hex, *d).clear)
     })
 }
 
@@ -311,13 +337,7 @@ fn open_enemy_hexes(scn: &Scenario, st: &State, side: Side) -> Vec<Hex> {
 }
 
 /// Enemy hexes that can be attacked now: not yet attacked this phase, with an attacker placed.
-fn targets(
-    scn: &Scenario,
-    st: &State,
-    board: &HexIndex,
-    side: Side,
-    from: &[(Hex, bool)],
-) -> Vec<Hex> {
+fn targets(scn: &Scenario, st: &State, board: &HexIndex, side: Side, from: &[Placed]) -> Vec<Hex> {
     let mut hexes = open_enemy_hexes(scn, st, side);
     hexes.retain(|h| anyone_can_attack(scn, st, board, side, from, &[*h]));
     hexes

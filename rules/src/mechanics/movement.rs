@@ -26,11 +26,29 @@ use siege_protocol::{Phase, Side};
 pub struct Reach {
     pub cost: Vec<u8>,
     prev: Vec<u16>,
+    /// Every hex given a cost, start included, in the order first reached: the few dozen
+    /// hexes a stack can reach, without scanning the whole map for them. Kept by [`reach`]
+    /// only: [`reach_to`] is asked for one path.
+    reached: Option<Vec<Hex>>,
 }
 
 const NONE: u16 = u16::MAX;
 
 impl Reach {
+    /// The hexes reached, start included, in hex order.
+    pub fn hexes(&self) -> Vec<Hex> {
+        match &self.reached {
+            Some(reached) => {
+                let mut hexes = reached.clone();
+                hexes.sort_unstable();
+                hexes
+            }
+            None => Hex::all()
+                .filter(|h| self.cost[h.index()] != u8::MAX)
+                .collect(),
+        }
+    }
+
     /// The path from the start to `to`, start excluded.
     pub fn path(&self, to: Hex) -> Vec<Hex> {
         let mut path = vec![to];
@@ -71,7 +89,33 @@ pub fn reach_to(
     search(scn, board, side, start, budget, Some(to))
 }
 
+thread_local! {
+    /// The buckets of [`search`], kept between searches: a search is asked for every move
+    /// applied and every stack offered moves, and allocating a bucket per movement point each
+    /// time was a tenth of its cost. Only the capacity is kept; each search starts them empty.
+    static BUCKETS: std::cell::RefCell<Vec<Vec<Hex>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Dial's algorithm: buckets by cost, each taken first in first out, so that among paths of
+/// equal cost the one found first is kept — the same path every time for the same position.
 fn search(
+    scn: &Scenario,
+    board: &HexIndex,
+    side: Side,
+    start: Hex,
+    budget: u8,
+    goal: Option<Hex>,
+) -> Reach {
+    BUCKETS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buckets) => search_in(&mut buckets, scn, board, side, start, budget, goal),
+        // Not reached (a search never starts another), but never a panic for it.
+        Err(_) => search_in(&mut Vec::new(), scn, board, side, start, budget, goal),
+    })
+}
+
+/// [`search`] with its buckets given.
+fn search_in(
+    buckets: &mut Vec<Vec<Hex>>,
     scn: &Scenario,
     board: &HexIndex,
     side: Side,
@@ -81,11 +125,18 @@ fn search(
 ) -> Reach {
     let mut cost = vec![u8::MAX; HEX_COUNT];
     let mut prev = vec![NONE; HEX_COUNT];
+    let mut reached = goal.is_none().then(|| vec![start]);
     cost[start.index()] = 0;
-    let mut buckets: Vec<Vec<Hex>> = vec![Vec::new(); usize::from(budget) + 1];
+    let levels = usize::from(budget) + 1;
+    if buckets.len() < levels {
+        buckets.resize_with(levels, Vec::new);
+    }
+    for b in buckets.iter_mut() {
+        b.clear();
+    }
     buckets[0].push(start);
     let enemy = side.other();
-    for c in 0..=usize::from(budget) {
+    for c in 0..levels {
         let mut i = 0;
         while i < buckets[c].len() {
             let h = buckets[c][i];
@@ -94,7 +145,11 @@ fn search(
                 continue;
             }
             if goal == Some(h) {
-                return Reach { cost, prev };
+                return Reach {
+                    cost,
+                    prev,
+                    reached,
+                };
             }
             let in_zoc = board.in_zoc_of(enemy, h);
             if in_zoc && h != start {
@@ -116,13 +171,22 @@ fn search(
                 if total > usize::from(budget) || total >= usize::from(cost[n.index()]) {
                     continue;
                 }
+                if cost[n.index()] == u8::MAX
+                    && let Some(reached) = reached.as_mut()
+                {
+                    reached.push(n);
+                }
                 cost[n.index()] = total as u8;
                 prev[n.index()] = h.index() as u16;
                 buckets[total].push(n);
             }
         }
     }
-    Reach { cost, prev }
+    Reach {
+        cost,
+        prev,
+        reached,
+    }
 }
 
 /// Whether unit `u` may still be selected to move in this phase.
@@ -212,9 +276,10 @@ pub fn destinations(
     }
     let reach = reach(scn, board, side, group.hex, left);
     let (points, guns) = stacking::load(scn, st, &group.units);
-    Hex::all()
-        .filter(|h| *h != group.hex && reach.cost[h.index()] != u8::MAX)
-        .filter(|h| stacking::fits(board, side, *h, points, guns).is_ok())
+    reach
+        .hexes()
+        .into_iter()
+        .filter(|h| *h != group.hex && stacking::has_room(board, side, *h, points, guns))
         .map(|h| (h, reach.cost[h.index()]))
         .collect()
 }
@@ -479,6 +544,42 @@ mod tests {
             .into_iter()
             .find(|(h, _)| *h == to)
             .map(|(_, mp)| mp)
+    }
+
+    /// The hexes a search lists as reached are exactly those it gave a cost, in hex order —
+    /// what destinations (5.1) and bayonet charges (8.1.3) offer — for every stack of both
+    /// sides at every twentieth decision of a whole random game.
+    #[test]
+    fn the_hexes_reached_are_the_hexes_given_a_cost_5_1() {
+        let scn = crate::face::testkit::scenario();
+        let mut game = crate::face::game::Game::new(scn.clone(), [9; 32]);
+        let mut bot = crate::face::random::Bot::new(9, scn.map.hospital().to_vec());
+        let mut compared = 0;
+        let mut decisions = 0;
+        while let Some(side) = game.to_act() {
+            decisions += 1;
+            if decisions % 20 == 0 {
+                let st = game.state();
+                let board = HexIndex::of(&scn, st);
+                for u in st.units.iter() {
+                    let Some(h) = u.hex() else { continue };
+                    let Some(owner) = board.at(h).side else {
+                        continue;
+                    };
+                    let reach = reach(&scn, &board, owner, h, 10);
+                    let scanned: Vec<Hex> = Hex::all()
+                        .filter(|x| reach.cost[x.index()] != u8::MAX)
+                        .collect();
+                    assert_eq!(reach.hexes(), scanned, "from {h}");
+                    assert_eq!(reach_to(&scn, &board, owner, h, 10, h).hexes(), vec![h]);
+                    compared += 1;
+                }
+            }
+            let legal = game.legal_actions(side);
+            let action = bot.choose(&game, &legal).expect("a legal action").clone();
+            game.apply(side, &action).expect("legal actions apply");
+        }
+        assert!(compared > 1000, "{compared} searches compared");
     }
 
     #[test]

@@ -75,10 +75,7 @@ pub fn unready(scn: &Scenario, st: &State) -> Option<String> {
         if c.kind == UnitKind::Artillery && !board.at(h).manned {
             return Some(format!("{} at {h} needs a combat unit with it (9)", c.name));
         }
-        if c.kind == UnitKind::Civilian
-            && !board.at(h).manned
-            && !h.neighbours().any(|n| board.at(n).manned)
-        {
+        if c.kind == UnitKind::Civilian && !crate::mechanics::civilians::escorted(&board, h) {
             return Some(format!(
                 "{} at {h} need a combat unit with or beside them (15)",
                 c.name

@@ -10,14 +10,16 @@
 //! around those hexes worked out again — instead of summarising every counter anew. The memo
 //! is checked against exactly what [`HexIndex::new`] reads, so a remembered or updated board
 //! is always the board a fresh build would give (debug builds build it afresh on every use and
-//! assert so).
+//! assert so); the units are read for that check only when they were written since the last
+//! one (their stamp, [`Units`](crate::position::state::Units)). The board also keeps the hexes
+//! over the stacking limits (7), which the after-action checks ask after every change.
 
 use crate::position::state::{Loc, State, UnitState};
 use crate::position::zoc;
-use crate::vocabulary::hex::{HEX_COUNT, Hex};
+use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::{Ground, printed_ground};
-use crate::vocabulary::units::UnitKind;
+use crate::vocabulary::units::{UnitKind, stacking_limit};
 use siege_protocol::Side;
 use std::sync::{Arc, Mutex};
 
@@ -45,17 +47,9 @@ pub struct HexInfo {
     pub chinese_zoc: bool,
 }
 
-/// The ground of `hex` given the ruined hexes.
-fn ground_in(scn: &Scenario, ruins: &HexSet, hex: Hex) -> Ground {
-    if ruins.contains(hex) {
-        Ground::Ruin
-    } else {
-        printed_ground(scn.map.terrain(hex))
-    }
-}
-
-/// One hex's summary packed into a word, so that a fresh board is a zeroed allocation.
-/// Bits: 0–1 side (0 none, 1 Allied, 2 Chinese), 2–9 points, 10–13 artillery, then flags.
+/// One hex's summary packed into a word: what a movement search reads of a hex is one load.
+/// Bits: 0–1 side (0 none, 1 Allied, 2 Chinese), 2–9 points, 10–13 artillery, 14–20 flags,
+/// 21–24 the ground in play ([`GROUNDS`]), 25 a fortification.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Packed(u32);
 
@@ -66,6 +60,30 @@ const ALLIED_ZOC: u32 = 1 << 17;
 const CHINESE_ZOC: u32 = 1 << 18;
 const EXERTS: u32 = 1 << 19;
 const EXERTS_IN_OWN_HEX: u32 = 1 << 20;
+const GROUND_SHIFT: u32 = 21;
+const GROUND_BITS: u32 = 0xf << GROUND_SHIFT;
+const FORTIFIED: u32 = 1 << 25;
+/// What recounting a hex's units leaves as it was: its ground, its fortification, and the
+/// zones of control, which are worked out after.
+const NOT_UNITS: u32 = ALLIED_ZOC | CHINESE_ZOC | GROUND_BITS | FORTIFIED;
+
+/// Every ground, in the order of its discriminant: the number kept in a [`Packed`] word.
+const GROUNDS: [Ground; 9] = [
+    Ground::Clear,
+    Ground::Outside,
+    Ground::Bridge,
+    Ground::StoneBridge,
+    Ground::Building,
+    Ground::Wall,
+    Ground::TartarWall,
+    Ground::Canal,
+    Ground::Ruin,
+];
+
+/// The ground bits of `g` in a [`Packed`] word.
+fn ground_bits(g: Ground) -> u32 {
+    (g as u32) << GROUND_SHIFT
+}
 
 impl Packed {
     fn side(self) -> Option<Side> {
@@ -135,34 +153,11 @@ const UPDATE_AT_MOST: usize = 16;
 /// The per-hex summary of a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HexIndex {
-    /// [`Packed`] words by hex index; a plain `u32` vector so that it starts zeroed.
+    /// [`Packed`] words by hex index.
     hexes: Vec<u32>,
-    /// Ruin markers as a bit per hex (17), for the searches that ask for every hex.
-    ruins: HexSet,
-    /// Fortifications as a bit per hex (13).
-    forts: HexSet,
-}
-
-/// A set of hexes as one bit per hex.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct HexSet([u64; HEX_COUNT.div_ceil(64)]);
-
-impl HexSet {
-    fn of(hexes: impl Iterator<Item = Hex>) -> HexSet {
-        let mut set = HexSet::default();
-        for h in hexes {
-            set.insert(h);
-        }
-        set
-    }
-
-    fn insert(&mut self, h: Hex) {
-        self.0[h.index() / 64] |= 1 << (h.index() % 64);
-    }
-
-    fn contains(&self, h: Hex) -> bool {
-        self.0[h.index() / 64] & (1 << (h.index() % 64)) != 0
-    }
+    /// Hexes over the stacking limits (7), in hex order: asked after every change, and almost
+    /// always empty.
+    over: Vec<Hex>,
 }
 
 impl HexIndex {
@@ -177,13 +172,16 @@ impl HexIndex {
     /// of each occupied hex.
     pub fn new(scn: &Scenario, st: &State) -> HexIndex {
         let mut board = HexIndex {
-            hexes: vec![0u32; HEX_COUNT],
-            ruins: HexSet::default(),
-            forts: HexSet::of(st.fortifications.iter().map(|f| f.hex)),
+            hexes: Hex::all()
+                .map(|h| ground_bits(printed_ground(scn.map.terrain(h))))
+                .collect(),
+            over: Vec::new(),
         };
         for h in &st.ruins {
-            board.ruins.insert(*h);
+            let word = &mut board.hexes[h.index()];
+            *word = (*word & !GROUND_BITS) | ground_bits(Ground::Ruin);
         }
+        board.set_forts(&[], st.fortifications.iter().map(|f| f.hex));
         let mut occupied: Vec<Hex> = Vec::with_capacity(st.units.len());
         for (i, u) in st.units.iter().enumerate() {
             let Loc::Map(h) = u.loc else { continue };
@@ -192,6 +190,12 @@ impl HexIndex {
             }
             board.add_unit(scn, i, u.reduced, h);
         }
+        board.over = occupied
+            .iter()
+            .copied()
+            .filter(|h| !board.within_limits(*h))
+            .collect();
+        board.over.sort_unstable();
         for &h in &occupied {
             let info = Packed(board.hexes[h.index()]);
             if !info.has(EXERTS | EXERTS_IN_OWN_HEX) {
@@ -248,7 +252,7 @@ impl HexIndex {
     /// was built with.
     fn update(&mut self, scn: &Scenario, st: &State, touched: &[Hex]) {
         for h in touched {
-            self.hexes[h.index()] &= ALLIED_ZOC | CHINESE_ZOC;
+            self.hexes[h.index()] &= NOT_UNITS;
         }
         for (i, u) in st.units.iter().enumerate() {
             if let Loc::Map(h) = u.loc
@@ -257,6 +261,13 @@ impl HexIndex {
                 self.add_unit(scn, i, u.reduced, h);
             }
         }
+        self.over.retain(|h| !touched.contains(h));
+        for &h in touched {
+            if !self.within_limits(h) {
+                self.over.push(h);
+            }
+        }
+        self.over.sort_unstable();
         let mut around: Vec<Hex> = touched
             .iter()
             .flat_map(|h| std::iter::once(*h).chain(h.neighbours()))
@@ -280,14 +291,45 @@ impl HexIndex {
         }
     }
 
-    /// The terrain in play in `hex` (a ruin replaces the printed terrain, 17).
+    /// Whether the units in `hex` are within the limits of section 7: strength points up to the
+    /// side's limit, and one Allied artillery piece.
+    pub fn within_limits(&self, hex: Hex) -> bool {
+        let info = Packed(self.hexes[hex.index()]);
+        match info.side() {
+            None => true,
+            Some(side) => info.points() <= stacking_limit(side) && info.artillery() <= 1,
+        }
+    }
+
+    /// The hexes whose units are over the limits of section 7, in hex order.
+    pub fn over_limit(&self) -> &[Hex] {
+        &self.over
+    }
+
+    /// Mark the fortified hexes: `was` are unmarked, `now` marked (13).
+    fn set_forts(&mut self, was: &[Hex], now: impl Iterator<Item = Hex>) {
+        for h in was {
+            self.hexes[h.index()] &= !FORTIFIED;
+        }
+        for h in now {
+            self.hexes[h.index()] |= FORTIFIED;
+        }
+    }
+
+    /// The terrain in play in `hex` (a ruin replaces the printed terrain, 17), on the scenario
+    /// the board was built from.
     pub fn ground(&self, scn: &Scenario, hex: Hex) -> Ground {
-        ground_in(scn, &self.ruins, hex)
+        let g = GROUNDS[((self.hexes[hex.index()] & GROUND_BITS) >> GROUND_SHIFT) as usize];
+        debug_assert!(
+            g == Ground::Ruin || g == printed_ground(scn.map.terrain(hex)),
+            "the board of another scenario"
+        );
+        g
     }
 
     /// Whether `hex` holds a fortification (13).
     pub fn fortified(&self, hex: Hex) -> bool {
-        self.forts.contains(hex)
+        Packed(self.hexes[hex.index()]).has(FORTIFIED)
     }
 
     /// What the board knows about `hex`.
@@ -353,11 +395,22 @@ struct Memo {
     board: Arc<HexIndex>,
 }
 
+/// Every unit's [`unit_key`], in unit order.
+fn keys_of(st: &State) -> Vec<u32> {
+    st.units.iter().map(unit_key).collect()
+}
+
 impl Memo {
+    #[cfg(test)]
     fn build(scn: &Scenario, st: &State) -> Memo {
+        Memo::build_with(scn, st, keys_of(st))
+    }
+
+    /// [`Memo::build`] given the keys of `st`'s units.
+    fn build_with(scn: &Scenario, st: &State, units: Vec<u32>) -> Memo {
         Memo {
             scenario: scn as *const Scenario as usize,
-            units: st.units.iter().map(unit_key).collect(),
+            units,
             ruins: st.ruins.clone(),
             forts: st.fortifications.iter().map(|f| f.hex).collect(),
             board: Arc::new(HexIndex::new(scn, st)),
@@ -367,51 +420,53 @@ impl Memo {
     /// The memo of `st` made from this one by bringing its board up to date, where only units
     /// moved, turned over or left the map, and few enough of them; `None` where a new board
     /// must be built (another scenario, the ruins changed, many units changed).
+    #[cfg(test)]
     fn next(&self, scn: &Scenario, st: &State) -> Option<Memo> {
+        self.next_with(scn, st, keys_of(st)).ok()
+    }
+
+    /// [`Memo::next`] given the keys of `st`'s units, which are handed back where a new board
+    /// must be built.
+    fn next_with(&self, scn: &Scenario, st: &State, units: Vec<u32>) -> Result<Memo, Vec<u32>> {
         if self.scenario != scn as *const Scenario as usize
-            || self.units.len() != st.units.len()
+            || self.units.len() != units.len()
             || self.ruins != st.ruins
         {
-            return None;
+            return Err(units);
         }
         let mut touched: Vec<Hex> = Vec::new();
-        for (&key, u) in self.units.iter().zip(&st.units) {
-            if key == unit_key(u) {
+        for (&was, &now) in self.units.iter().zip(&units) {
+            if was == now {
                 continue;
             }
-            for at in [key_hex(key), u.hex()].into_iter().flatten() {
+            for at in [key_hex(was), key_hex(now)].into_iter().flatten() {
                 if !touched.contains(&at) {
                     touched.push(at);
                 }
             }
             if touched.len() > UPDATE_AT_MOST {
-                return None;
+                return Err(units);
             }
         }
         let mut board = HexIndex::clone(&self.board);
         board.update(scn, st, &touched);
         let forts: Vec<Hex> = st.fortifications.iter().map(|f| f.hex).collect();
         if forts != self.forts {
-            board.forts = HexSet::of(forts.iter().copied());
+            board.set_forts(&self.forts, forts.iter().copied());
         }
-        Some(Memo {
+        Ok(Memo {
             scenario: self.scenario,
-            units: st.units.iter().map(unit_key).collect(),
+            units,
             ruins: self.ruins.clone(),
             forts,
             board: Arc::new(board),
         })
     }
 
-    /// Whether this board was built from what `scn` and `st` hold now.
-    fn fits(&self, scn: &Scenario, st: &State) -> bool {
+    /// Whether this board was built from `scn` and from the ruins and fortifications `st`
+    /// holds now: all [`Memo::fits`] asks but the units.
+    fn fits_beside_units(&self, scn: &Scenario, st: &State) -> bool {
         self.scenario == scn as *const Scenario as usize
-            && self.units.len() == st.units.len()
-            && self
-                .units
-                .iter()
-                .zip(&st.units)
-                .all(|(&key, u)| key == unit_key(u))
             && self.ruins == st.ruins
             && self.forts.len() == st.fortifications.len()
             && self
@@ -427,10 +482,17 @@ impl Memo {
 /// the apply that follows and the checks after it would otherwise each build their own for
 /// the same position. A copy of the state shares it until either changes its units.
 #[derive(Default)]
-pub struct HexIndexMemo(Mutex<Option<Arc<Memo>>>);
+pub struct HexIndexMemo(Mutex<Option<Kept>>);
+
+/// A remembered board and the stamp of the units it is known to fit (`Units::stamp`).
+#[derive(Clone, Debug)]
+struct Kept {
+    stamp: u64,
+    memo: Arc<Memo>,
+}
 
 impl HexIndexMemo {
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<Memo>>> {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
         // A panic while the lock was held leaves at worst no memo or a complete one.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -438,26 +500,47 @@ impl HexIndexMemo {
     /// The board of `st` on `scn`, remembered or built and remembered.
     fn get(&self, scn: &Scenario, st: &State) -> Arc<HexIndex> {
         let mut slot = self.slot();
-        if let Some(memo) = slot.as_ref()
-            && memo.fits(scn, st)
+        // The units unchanged since the board was made or last checked (their stamp, see
+        // `Units`): only the ruins and fortifications need comparing.
+        if let Some(kept) = slot.as_ref()
+            && kept.stamp == st.units.stamp()
+            && kept.memo.fits_beside_units(scn, st)
         {
             debug_assert!(
-                *memo.board == HexIndex::new(scn, st),
+                *kept.memo.board == HexIndex::new(scn, st),
+                "the remembered board is the board of the units' stamp"
+            );
+            return kept.memo.board.clone();
+        }
+        // The units borrowed for a change since: read what the board reads of each, once.
+        let keys = keys_of(st);
+        if let Some(kept) = slot.as_mut()
+            && kept.memo.units == keys
+            && kept.memo.fits_beside_units(scn, st)
+        {
+            debug_assert!(
+                *kept.memo.board == HexIndex::new(scn, st),
                 "the remembered board is the board of the position"
             );
-            return memo.board.clone();
+            kept.stamp = st.units.stamp();
+            return kept.memo.board.clone();
         }
-        let memo = Arc::new(
-            slot.as_ref()
-                .and_then(|m| m.next(scn, st))
-                .unwrap_or_else(|| Memo::build(scn, st)),
-        );
+        let memo = Arc::new(match slot.as_ref() {
+            Some(kept) => kept
+                .memo
+                .next_with(scn, st, keys)
+                .unwrap_or_else(|keys| Memo::build_with(scn, st, keys)),
+            None => Memo::build_with(scn, st, keys),
+        });
         debug_assert!(
             *memo.board == HexIndex::new(scn, st),
             "a board brought up to date is the board of the position"
         );
         let board = memo.board.clone();
-        *slot = Some(memo);
+        *slot = Some(Kept {
+            stamp: st.units.stamp(),
+            memo,
+        });
         board
     }
 
@@ -564,6 +647,33 @@ mod tests {
         kit.st.ruins.push(h);
         kit.st.ruins.sort();
         assert!(before.next(&kit.scn, &kit.st).is_none());
+    }
+
+    /// The remembered board is trusted by the units' stamp (`Units`) only while the stamp is
+    /// theirs: units written but left as they were keep the very same board; units swapped
+    /// whole for those of another position get the board of what they hold (6, 7).
+    #[test]
+    fn the_units_stamp_decides_when_the_units_are_read_again() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        let first = HexIndex::of(&kit.scn, &kit.st);
+        let stamp = kit.st.units.stamp();
+        for u in &mut kit.st.units {
+            u.marks.moved = true;
+        }
+        assert_ne!(kit.st.units.stamp(), stamp, "written: a new stamp");
+        assert!(
+            Arc::ptr_eq(&first, &HexIndex::of(&kit.scn, &kit.st)),
+            "marks are not on the board: the same board"
+        );
+        let mut other = kit.st.clone();
+        let u = kit.id("gb1");
+        let h = kit.some_clear_hex();
+        other.unit_mut(u).loc = Loc::Map(h);
+        kit.st.units = other.units.clone();
+        let now = HexIndex::of(&kit.scn, &kit.st);
+        assert!(*now == HexIndex::new(&kit.scn, &kit.st));
+        assert!(*now != *first, "{h} is occupied now");
     }
 
     /// Each input of the board, changed alone, makes the state's board be built again.

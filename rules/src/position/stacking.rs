@@ -30,14 +30,30 @@ pub fn load(scn: &Scenario, st: &State, units: &[UnitId]) -> (u8, u8) {
     (points, guns)
 }
 
-/// Whether `side` may end a move in `hex` bringing `points` and `guns` more (7).
-pub fn fits(board: &HexIndex, side: Side, hex: Hex, points: u8, guns: u8) -> Result<(), RuleError> {
+/// Strength points and artillery pieces of `side` already in `hex`.
+fn held(board: &HexIndex, side: Side, hex: Hex) -> (u8, u8) {
     let info = board.at(hex);
-    let (have, have_guns) = if info.side == Some(side) {
+    if info.side == Some(side) {
         (info.points, info.artillery)
     } else {
         (0, 0)
-    };
+    }
+}
+
+/// Whether `side` may end a move in `hex` bringing `points` and `guns` more (7): [`fits`]
+/// without the reason, for the searches that ask it of every hex a stack can reach.
+pub fn has_room(board: &HexIndex, side: Side, hex: Hex, points: u8, guns: u8) -> bool {
+    let (have, have_guns) = held(board, side, hex);
+    u16::from(have) + u16::from(points) <= u16::from(limit(side))
+        && (side != Side::Allied || have_guns + guns <= 1)
+}
+
+/// Whether `side` may end a move in `hex` bringing `points` and `guns` more (7).
+pub fn fits(board: &HexIndex, side: Side, hex: Hex, points: u8, guns: u8) -> Result<(), RuleError> {
+    if has_room(board, side, hex, points, guns) {
+        return Ok(());
+    }
+    let (have, _) = held(board, side, hex);
     let total = u16::from(have) + u16::from(points);
     if total > u16::from(limit(side)) {
         return Err(RuleError::illegal(
@@ -49,29 +65,49 @@ pub fn fits(board: &HexIndex, side: Side, hex: Hex, points: u8, guns: u8) -> Res
             ),
         ));
     }
-    if side == Side::Allied && have_guns + guns > 1 {
-        return Err(RuleError::illegal(
-            codes::STACKING,
-            "7",
-            format!("{hex} would hold two Allied artillery pieces; one is the limit (7)"),
-        ));
-    }
-    Ok(())
+    Err(RuleError::illegal(
+        codes::STACKING,
+        "7",
+        format!("{hex} would hold two Allied artillery pieces; one is the limit (7)"),
+    ))
 }
 
 /// Whether the units in `hex` are within the limits of section 7.
 pub fn is_legal(board: &HexIndex, hex: Hex) -> bool {
-    let info = board.at(hex);
-    match info.side {
-        None => true,
-        Some(side) => info.points <= limit(side) && info.artillery <= 1,
-    }
+    board.within_limits(hex)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::face::testkit::Kit;
+
+    /// `has_room` answers as `fits` does, for both sides, every load up to past the limits,
+    /// in an empty hex and in hexes holding either side's units (7).
+    #[test]
+    fn has_room_is_fits_without_the_reason_7() {
+        let mut kit = Kit::new();
+        let ours = kit.some_clear_hex();
+        kit.place(UnitKind::Combat, Side::Allied, ours);
+        kit.place(UnitKind::Artillery, Side::Allied, ours);
+        let theirs = kit.some_clear_hex();
+        kit.place(UnitKind::Boxer, Side::Chinese, theirs);
+        let empty = kit.some_clear_hex();
+        let board = HexIndex::new(&kit.scn, &kit.st);
+        let mut refused = 0;
+        for hex in [ours, theirs, empty] {
+            for side in [Side::Allied, Side::Chinese] {
+                for points in 0..=32 {
+                    for guns in 0..=2 {
+                        let fits = fits(&board, side, hex, points, guns).is_ok();
+                        assert_eq!(has_room(&board, side, hex, points, guns), fits);
+                        refused += usize::from(!fits);
+                    }
+                }
+            }
+        }
+        assert!(refused > 100, "{refused} loads refused");
+    }
 
     #[test]
     fn ten_allied_points_with_leaders_fit_eleven_do_not_7() {

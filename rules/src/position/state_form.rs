@@ -132,7 +132,7 @@ impl<'de> Deserialize<'de> for State {
             turn: r.turn,
             slot,
             step,
-            units: r.units,
+            units: r.units.into(),
             ruins: r.ruins,
             fortifications: r.fortifications,
             mines_left: r.mines_left,

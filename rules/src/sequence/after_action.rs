@@ -18,7 +18,6 @@ use crate::position::ctx::Ctx;
 use crate::position::event::EventKind;
 use crate::position::hex_index::HexIndex;
 use crate::position::pending::Pending;
-use crate::position::stacking;
 use crate::position::state::Step;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::units::UnitKind;
@@ -95,22 +94,14 @@ fn in_motion(ctx: &Ctx<'_>) -> Vec<Hex> {
 /// it is within the limit (7, 8.3). Settled before anything else waiting.
 fn over_stacking(ctx: &mut Ctx<'_>) {
     let board = HexIndex::of(ctx.scn, ctx.st);
-    // Almost always no hex is over the limit: the board answers that for each unit's hex
-    // without sorting them all, and this runs after every action.
-    let mut hexes: Vec<Hex> = ctx
-        .st
-        .units
-        .iter()
-        .filter_map(|u| u.hex())
-        .filter(|h| !stacking::is_legal(&board, *h))
-        .collect();
+    // Almost always no hex is over the limit: the board keeps the list, and this runs after
+    // every action.
+    let hexes = board.over_limit();
     if hexes.is_empty() {
         return;
     }
     let moving = in_motion(ctx);
-    hexes.sort_unstable();
-    hexes.dedup();
-    for hex in hexes {
+    for &hex in hexes {
         let waiting = ctx
             .st
             .pending
