@@ -518,7 +518,7 @@ pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
             continue;
         }
         let mp = command::allowance(p.scn, p.st, u, phase);
-        let r = movement::reach(p.scn, &p.board, Side::Allied, h, mp);
+        let r = movement::reach(&p.board, Side::Allied, h, mp);
         movers.push((u, h, r.cost, mp));
     }
     if movers.is_empty() {
@@ -585,7 +585,7 @@ pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
             let halted = p.board.in_zoc_of(Side::Chinese, *v);
             let mut ends: Vec<(Option<Hex>, Hex)> = vec![(None, *v)];
             if !halted && c < *mp {
-                let on = movement::reach(p.scn, &p.board, Side::Allied, *v, *mp - c);
+                let on = movement::reach(&p.board, Side::Allied, *v, *mp - c);
                 for h in &interesting {
                     if *h != *v && on.cost[h.index()] != u8::MAX {
                         ends.push((Some(*v), *h));

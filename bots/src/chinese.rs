@@ -432,7 +432,7 @@ pub fn plan_move(p: &Pos<'_>, info: &MapInfo, style: &Style) -> Vec<PlanItem> {
             continue;
         }
         let mp = command::allowance(p.scn, p.st, u, phase);
-        let r = movement::reach(p.scn, &p.board, Side::Chinese, h, mp);
+        let r = movement::reach(&p.board, Side::Chinese, h, mp);
         movers.push(Mover {
             unit: u,
             from: h,

@@ -105,7 +105,7 @@ fn chinese_move(p: &Pos<'_>, info: &MapInfo) -> Vec<PlanItem> {
             continue;
         }
         let mp = command::allowance(p.scn, p.st, u, Phase::ChineseMovement);
-        let r = movement::reach(p.scn, &p.board, Side::Chinese, from, mp);
+        let r = movement::reach(&p.board, Side::Chinese, from, mp);
         let s = p.strength(u);
         let best = Hex::all()
             .filter(|h| r.cost[h.index()] != u8::MAX && load[h.index()] + s <= 30)
@@ -160,7 +160,7 @@ fn allied_move(p: &Pos<'_>, info: &MapInfo) -> Vec<PlanItem> {
                 continue;
             }
             let mp = command::allowance(p.scn, p.st, u, Phase::AlliedMovement);
-            let r = movement::reach(p.scn, &p.board, Side::Allied, from, mp);
+            let r = movement::reach(&p.board, Side::Allied, from, mp);
             let c = r.cost[v.index()];
             if c != u8::MAX && c <= mp && best.is_none_or(|b| c < b.0) {
                 best = Some((c, u, from));

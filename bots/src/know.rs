@@ -280,7 +280,7 @@ impl<'a> Pos<'a> {
         let mut out = Vec::new();
         for (u, h) in self.units(Side::Chinese) {
             let mp = self.scn.counters.get(u).movement;
-            let r = movement::reach(self.scn, &self.board, Side::Chinese, h, mp);
+            let r = movement::reach(&self.board, Side::Chinese, h, mp);
             out.push(ChineseReach {
                 unit: u,
                 strength: self.strength(u),

@@ -61,7 +61,7 @@ pub fn charges(scn: &Scenario, st: &State, g: &Group) -> Vec<(Hex, u8, Hex)> {
         .min()
         .unwrap_or(0);
     let board = HexIndex::of(scn, st);
-    let reach = movement::reach(scn, &board, Side::Allied, g.hex, budget);
+    let reach = movement::reach(&board, Side::Allied, g.hex, budget);
     let mut out: Vec<(Hex, u8, Hex)> = Vec::new();
     for x in reach.hexes() {
         if x != g.hex && !stacking::has_room(&board, Side::Allied, x, points, 0) {
@@ -190,7 +190,7 @@ fn charge(ctx: &mut Ctx<'_>, target: Hex) {
             .map(|u| ctx.scn.counters.get(*u).movement / 2)
             .min()
             .unwrap_or(0);
-        let reach = movement::reach(ctx.scn, &board, Side::Allied, g.hex, budget);
+        let reach = movement::reach(&board, Side::Allied, g.hex, budget);
         let cost = reach.cost[from.index()];
         let path = reach.path(from);
         for &u in &g.units {

@@ -35,6 +35,14 @@ fn placeable(scn: &Scenario, st: &State, board: &HexIndex, hex: Hex) -> bool {
         && ground(&scn.map, st, hex) != Ground::Canal
 }
 
+/// Whether any hex can take the next Big Gun (10): where none can, the placement step has
+/// nothing to decide but passing. Stops at the first such hex, where listing them all
+/// builds an action for each of hundreds of edge hexes.
+pub fn any_placeable(scn: &Scenario, st: &State) -> bool {
+    let board = HexIndex::of(scn, st);
+    Hex::all().any(|h| placeable(scn, st, &board, h))
+}
+
 /// The legal actions of the Big Gun phase.
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     match st.step {

@@ -58,23 +58,38 @@ pub fn can_build(scn: &Scenario, st: &State, side: Side, hex: Hex) -> bool {
 pub fn legal(scn: &Scenario, st: &State, out: &mut Vec<Action>) {
     let side = phasing_side(st.phase());
     if left(scn, st, side) > 0 {
-        let mut hexes: Vec<Hex> = scn
-            .counters
-            .counters
-            .iter()
-            .filter(|c| c.side == side)
-            .filter_map(|c| st.unit(c.id).hex())
-            .collect();
-        hexes.sort();
-        hexes.dedup();
         out.extend(
-            hexes
+            occupied(scn, st, side)
                 .into_iter()
                 .filter(|h| can_build(scn, st, side, *h))
                 .map(|hex| Action::Fortify { hex }),
         );
     }
     out.push(Action::Pass);
+}
+
+/// The hexes holding units of `side`, in hex order.
+fn occupied(scn: &Scenario, st: &State, side: Side) -> Vec<Hex> {
+    let mut hexes: Vec<Hex> = scn
+        .counters
+        .counters
+        .iter()
+        .filter(|c| c.side == side)
+        .filter_map(|c| st.unit(c.id).hex())
+        .collect();
+    hexes.sort();
+    hexes.dedup();
+    hexes
+}
+
+/// Whether the phasing side can build anywhere now (13): where it cannot, the step has
+/// nothing to decide but passing. Stops at the first hex found.
+pub fn any_buildable(scn: &Scenario, st: &State) -> bool {
+    let side = phasing_side(st.phase());
+    left(scn, st, side) > 0
+        && occupied(scn, st, side)
+            .into_iter()
+            .any(|h| can_build(scn, st, side, h))
 }
 
 /// Build a fortification.

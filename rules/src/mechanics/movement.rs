@@ -71,22 +71,15 @@ impl Reach {
 /// Every hex `side` can reach from `start` with `budget` MP (5.1, 6, 18.1): the canal and enemy
 /// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
 /// ZOC may not step straight into another enemy ZOC hex.
-pub fn reach(scn: &Scenario, board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
-    search(scn, board, side, start, budget, None)
+pub fn reach(board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
+    search(board, side, start, budget, None)
 }
 
 /// The cheapest legal path from `start` to `to`: the same search as [`reach`] stopped as soon as
 /// `to` is settled, which gives the same path (costs only improve strictly, so a settled hex's
 /// predecessors are final).
-pub fn reach_to(
-    scn: &Scenario,
-    board: &HexIndex,
-    side: Side,
-    start: Hex,
-    budget: u8,
-    to: Hex,
-) -> Reach {
-    search(scn, board, side, start, budget, Some(to))
+pub fn reach_to(board: &HexIndex, side: Side, start: Hex, budget: u8, to: Hex) -> Reach {
+    search(board, side, start, budget, Some(to))
 }
 
 thread_local! {
@@ -98,25 +91,17 @@ thread_local! {
 
 /// Dial's algorithm: buckets by cost, each taken first in first out, so that among paths of
 /// equal cost the one found first is kept — the same path every time for the same position.
-fn search(
-    scn: &Scenario,
-    board: &HexIndex,
-    side: Side,
-    start: Hex,
-    budget: u8,
-    goal: Option<Hex>,
-) -> Reach {
+fn search(board: &HexIndex, side: Side, start: Hex, budget: u8, goal: Option<Hex>) -> Reach {
     BUCKETS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buckets) => search_in(&mut buckets, scn, board, side, start, budget, goal),
+        Ok(mut buckets) => search_in(&mut buckets, board, side, start, budget, goal),
         // Not reached (a search never starts another), but never a panic for it.
-        Err(_) => search_in(&mut Vec::new(), scn, board, side, start, budget, goal),
+        Err(_) => search_in(&mut Vec::new(), board, side, start, budget, goal),
     })
 }
 
 /// [`search`] with its buckets given.
 fn search_in(
     buckets: &mut Vec<Vec<Hex>>,
-    scn: &Scenario,
     board: &HexIndex,
     side: Side,
     start: Hex,
@@ -155,13 +140,11 @@ fn search_in(
             if in_zoc && h != start {
                 continue; // entered an enemy ZOC: the move ends here (6)
             }
-            let from = board.ground(scn, h);
             for n in h.neighbours() {
                 if !board.enterable_by(side, n) {
                     continue;
                 }
-                let to = board.ground(scn, n);
-                let Some(step) = scn.terrain.entry_cost(from, to, board.fortified(n)) else {
+                let Some(step) = board.entry_cost(h, n) else {
                     continue;
                 };
                 if in_zoc && board.in_zoc_of(enemy, n) {
@@ -274,7 +257,7 @@ pub fn destinations(
     if left == 0 {
         return Vec::new();
     }
-    let reach = reach(scn, board, side, group.hex, left);
+    let reach = reach(board, side, group.hex, left);
     let (points, guns) = stacking::load(scn, st, &group.units);
     reach
         .hexes()
@@ -431,7 +414,7 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
     let board = HexIndex::of(ctx.scn, ctx.st);
     let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
-    let r = reach_to(ctx.scn, &board, side, g.hex, left, to);
+    let r = reach_to(&board, side, g.hex, left, to);
     let mp = r.cost[to.index()];
     let path = r.path(to);
     let from = g.hex;
@@ -566,12 +549,12 @@ mod tests {
                     let Some(owner) = board.at(h).side else {
                         continue;
                     };
-                    let reach = reach(&scn, &board, owner, h, 10);
+                    let reach = reach(&board, owner, h, 10);
                     let scanned: Vec<Hex> = Hex::all()
                         .filter(|x| reach.cost[x.index()] != u8::MAX)
                         .collect();
                     assert_eq!(reach.hexes(), scanned, "from {h}");
-                    assert_eq!(reach_to(&scn, &board, owner, h, 10, h).hexes(), vec![h]);
+                    assert_eq!(reach_to(&board, owner, h, 10, h).hexes(), vec![h]);
                     compared += 1;
                 }
             }
@@ -691,7 +674,7 @@ mod tests {
         let g = group(vec![gb], hex("1010"));
         // 1013 is in the Boxers' ZOC: reachable, but nothing beyond it through the ZOC.
         assert_eq!(cost_to(&kit, Side::Allied, &g, hex("1013")), Some(3));
-        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1010"), 6);
+        let r = reach(&kit.board(), Side::Allied, hex("1010"), 6);
         let via_zoc = r.path(hex("1016"));
         assert!(
             !via_zoc.contains(&hex("1013")),
@@ -707,7 +690,7 @@ mod tests {
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         let g = group(vec![gb], hex("1013"));
         let board = kit.board();
-        let r = reach(&kit.scn, &board, Side::Allied, hex("1013"), 6);
+        let r = reach(&board, Side::Allied, hex("1013"), 6);
         for (to, _) in dests(&kit, Side::Allied, &g) {
             if to.is_adjacent(hex("1013")) && board.in_zoc_of(Side::Chinese, to) {
                 assert!(
@@ -731,7 +714,7 @@ mod tests {
         let gb = kit.put("gb1", hex("1011"));
         kit.place(UnitKind::Boxer, Side::Chinese, hex("1014"));
         // Building to building beside the Boxers: no ZOC in buildings, so the move goes on.
-        let r = reach(&kit.scn, &kit.board(), Side::Allied, hex("1011"), 6);
+        let r = reach(&kit.board(), Side::Allied, hex("1011"), 6);
         assert_eq!(r.cost[hex("1013").index()], 4);
         assert!(!kit.board().in_zoc_of(Side::Chinese, hex("1013")));
         let _ = gb;

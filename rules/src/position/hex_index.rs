@@ -80,6 +80,17 @@ const GROUNDS: [Ground; 9] = [
     Ground::Ruin,
 ];
 
+/// Entries of [`HexIndex::steps`]: every ground left, every ground entered, fortified or not.
+const STEPS: usize = GROUNDS.len() * GROUNDS.len() * 2;
+
+/// A step that may not be taken, in [`HexIndex::steps`].
+const NO_ENTRY: u8 = u8::MAX;
+
+/// The index in [`HexIndex::steps`] of a step from ground number `from` to `to`.
+fn step_index(from: u32, to: u32, fortified: bool) -> usize {
+    (from as usize * GROUNDS.len() + to as usize) * 2 + usize::from(fortified)
+}
+
 /// The ground bits of `g` in a [`Packed`] word.
 fn ground_bits(g: Ground) -> u32 {
     (g as u32) << GROUND_SHIFT
@@ -155,6 +166,10 @@ const UPDATE_AT_MOST: usize = 16;
 pub struct HexIndex {
     /// [`Packed`] words by hex index.
     hexes: Vec<u32>,
+    /// The scenario's movement costs (5.1, 18.1, R3) by ground left, ground entered and
+    /// fortification, as [`HexIndex::entry_cost`] reads them; [`NO_ENTRY`] where entry is
+    /// prohibited. A movement search asks it of every hex side it crosses.
+    steps: [u8; STEPS],
     /// Hexes over the stacking limits (7), in hex order: asked after every change, and almost
     /// always empty.
     over: Vec<Hex>,
@@ -175,8 +190,18 @@ impl HexIndex {
             hexes: Hex::all()
                 .map(|h| ground_bits(printed_ground(scn.map.terrain(h))))
                 .collect(),
+            steps: [NO_ENTRY; STEPS],
             over: Vec::new(),
         };
+        for (f, from) in GROUNDS.iter().enumerate() {
+            for (t, to) in GROUNDS.iter().enumerate() {
+                for fortified in [false, true] {
+                    if let Some(mp) = scn.terrain.entry_cost(*from, *to, fortified) {
+                        board.steps[step_index(f as u32, t as u32, fortified)] = mp;
+                    }
+                }
+            }
+        }
         for h in &st.ruins {
             let word = &mut board.hexes[h.index()];
             *word = (*word & !GROUND_BITS) | ground_bits(Ground::Ruin);
@@ -325,6 +350,16 @@ impl HexIndex {
             "the board of another scenario"
         );
         g
+    }
+
+    /// Movement points to move from `from` into the adjacent `to` given the ground in play
+    /// and any fortification in `to` (5.1, 18.1, the terrain chart's `entry_cost`), or `None`
+    /// where entry is prohibited.
+    pub fn entry_cost(&self, from: Hex, to: Hex) -> Option<u8> {
+        let ground = |w: u32| (w & GROUND_BITS) >> GROUND_SHIFT;
+        let (a, b) = (self.hexes[from.index()], self.hexes[to.index()]);
+        let mp = self.steps[step_index(ground(a), ground(b), b & FORTIFIED != 0)];
+        (mp != NO_ENTRY).then_some(mp)
     }
 
     /// Whether `hex` holds a fortification (13).
@@ -674,6 +709,42 @@ mod tests {
         let now = HexIndex::of(&kit.scn, &kit.st);
         assert!(*now == HexIndex::new(&kit.scn, &kit.st));
         assert!(*now != *first, "{h} is occupied now");
+    }
+
+    /// The board's movement cost of every hex side of the map is the terrain chart's for the
+    /// ground in play on each side and the fortification entered, ruins and fortifications
+    /// included (5.1, 13, 17, 18.1).
+    #[test]
+    fn every_step_costs_what_the_chart_says_5_1_18_1() {
+        let mut kit = Kit::new();
+        let ruined = kit.some_clear_hex();
+        kit.st.ruins.push(ruined);
+        let fort = ruined.neighbours().next().expect("a neighbour");
+        kit.st.fortifications.push(Fortification {
+            hex: fort,
+            built_by: Side::Allied,
+        });
+        let board = HexIndex::new(&kit.scn, &kit.st);
+        let mut sides = 0;
+        let mut prohibited = 0;
+        for from in Hex::all() {
+            for to in from.neighbours() {
+                let chart = kit.scn.terrain.entry_cost(
+                    board.ground(&kit.scn, from),
+                    board.ground(&kit.scn, to),
+                    board.fortified(to),
+                );
+                assert_eq!(board.entry_cost(from, to), chart, "{from} to {to}");
+                sides += 1;
+                prohibited += usize::from(chart.is_none());
+            }
+        }
+        assert_eq!(board.ground(&kit.scn, ruined), Ground::Ruin);
+        assert!(board.fortified(fort) && !board.fortified(ruined));
+        assert!(
+            sides > 8000 && prohibited > 0,
+            "{sides} sides, {prohibited} prohibited"
+        );
     }
 
     /// Each input of the board, changed alone, makes the state's board be built again.

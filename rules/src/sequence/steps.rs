@@ -61,6 +61,26 @@ fn busy(_: &Scenario, _: &State) -> Option<bool> {
     Some(false)
 }
 
+/// A quick answer that must be the one the legal list gives (`legal` offering only `pass` or
+/// `end_phase`): debug builds — every test game — list the actions too and check.
+fn exactly(
+    scn: &Scenario,
+    st: &State,
+    legal: fn(&Scenario, &State, &mut Vec<Action>),
+    idle: bool,
+) -> Option<bool> {
+    debug_assert!(
+        {
+            let mut listed = Vec::new();
+            legal(scn, st, &mut listed);
+            idle == (listed.len() == 1 && matches!(listed[0], Action::Pass | Action::EndPhase))
+        },
+        "the quick answer of {:?} ({idle}) is not its legal list's",
+        st.slot
+    );
+    Some(idle)
+}
+
 /// The selected stack of a movement or bayonet step.
 fn group(st: &State) -> Option<&crate::position::state::Group> {
     match &st.step {
@@ -110,7 +130,10 @@ fn fortify_step() -> StepDef {
                 fortifications::left(scn, st, phasing_side(st.phase()))
             )
         },
-        idle: list_them,
+        idle: |scn, st| {
+            let idle = !fortifications::any_buildable(scn, st);
+            exactly(scn, st, fortifications::legal, idle)
+        },
         done: never,
     }
 }
@@ -220,7 +243,10 @@ impl StepId {
                         st.big_guns.len() + 1
                     )
                 },
-                idle: list_them,
+                idle: |scn, st| {
+                    let idle = !big_gun::any_placeable(scn, st);
+                    exactly(scn, st, big_gun::legal, idle)
+                },
                 done: |scn, st| st.big_guns.len() >= usize::from(scn.counters.markers.big_guns),
             },
             StepId::BigGunFire => StepDef {

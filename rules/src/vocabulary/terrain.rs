@@ -108,6 +108,11 @@ pub struct TerrainChart {
 #[error("terrain.toml: {0}")]
 pub struct TerrainError(pub String);
 
+/// The highest movement cost a chart may give: the largest allowance in the counter mix is
+/// far below it, and a cost and a fortification's together stay below the board's marker for
+/// a prohibited step (`position/hex_index.rs`).
+pub const MAX_MP: u8 = 99;
+
 impl TerrainChart {
     /// The chart shipped with the game.
     pub const DEFAULT_TEXT: &'static str = include_str!("../../scenario/terrain.toml");
@@ -132,6 +137,16 @@ impl TerrainChart {
             }
             if name != "canal" && line.mp.is_none() {
                 return Err(TerrainError(format!("[{name}] needs an mp cost")));
+            }
+            for mp in [line.mp, line.mp_from_outside, line.mp_along]
+                .into_iter()
+                .flatten()
+            {
+                if mp > MAX_MP {
+                    return Err(TerrainError(format!(
+                        "[{name}] has an mp cost of {mp}: the highest is {MAX_MP} (5.1)"
+                    )));
+                }
             }
         }
         Ok(chart)
@@ -243,6 +258,17 @@ mod tests {
     fn a_chart_giving_the_canal_a_cost_is_refused_r3() {
         let text = TerrainChart::DEFAULT_TEXT.replace("[canal]\n", "[canal]\nmp = 3\n");
         assert!(TerrainChart::parse(&text).is_err());
+    }
+
+    /// A chart with a cost past the highest is refused at start-up, naming the line and the
+    /// cost (5.1).
+    #[test]
+    fn a_chart_with_a_cost_out_of_range_is_refused_5_1() {
+        for bad in ["100", "255"] {
+            let text = TerrainChart::DEFAULT_TEXT.replacen("mp = 1", &format!("mp = {bad}"), 1);
+            let e = TerrainChart::parse(&text).expect_err("refused");
+            assert!(e.0.contains(&format!("mp cost of {bad}")), "{e}");
+        }
     }
 
     #[test]
