@@ -290,12 +290,14 @@ impl Game {
     /// taking back, unless a die was rolled.
     fn apply_unchecked(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
         let mut state = self.state.clone();
+        // The position being changed takes the remembered board over, so that it is brought
+        // up to date in place rather than copied; the position kept for taking back (or kept,
+        // if the action is refused) builds its own if it is ever asked.
+        self.state.board.forget();
         let mut ctx = Ctx::new(&self.scenario, &mut state);
         play::apply(&mut ctx, action)?;
         let events = ctx.events;
         let before = std::mem::replace(&mut self.state, state);
-        // The position kept for taking back need not keep its board.
-        before.board.forget();
         self.seq += 1;
         self.legal = std::sync::OnceLock::new();
         if before.dice == self.state.dice {

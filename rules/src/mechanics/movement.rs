@@ -77,7 +77,14 @@ pub fn reach(board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
 
 /// The cheapest legal path from `start` to `to`: the same search as [`reach`] stopped as soon as
 /// `to` is settled, which gives the same path (costs only improve strictly, so a settled hex's
-/// predecessors are final).
+/// predecessors are final). Only `to`'s cost and path are meaningful in the result.
+///
+/// It also never expands a hex from which `to` lies farther in hexes than the movement points
+/// left, since every step costs at least 1 MP (the terrain chart refuses less, 5.1). That
+/// changes no hex of the path, nor the order in which those hexes are reached: a hex reached
+/// at its least cost from such a hex could not reach `to` either, so every hex that can lies
+/// on paths through hexes that are still expanded, in the same order
+/// (test `a_path_to_one_hex_is_the_path_the_whole_search_finds_5_1`).
 pub fn reach_to(board: &HexIndex, side: Side, start: Hex, budget: u8, to: Hex) -> Reach {
     search(board, side, start, budget, Some(to))
 }
@@ -121,6 +128,7 @@ fn search_in(
     }
     buckets[0].push(start);
     let enemy = side.other();
+    let target = goal.map(Hex::axial);
     for c in 0..levels {
         let mut i = 0;
         while i < buckets[c].len() {
@@ -135,6 +143,11 @@ fn search_in(
                     prev,
                     reached,
                 };
+            }
+            if let Some(t) = target
+                && c + h.axial().distance(t) as usize > usize::from(budget)
+            {
+                continue; // the goal is out of reach from here (see `reach_to`)
             }
             let in_zoc = board.in_zoc_of(enemy, h);
             if in_zoc && h != start {
@@ -563,6 +576,44 @@ mod tests {
             game.apply(side, &action).expect("legal actions apply");
         }
         assert!(compared > 1000, "{compared} searches compared");
+    }
+
+    /// The search for one hex's path finds the path and cost the whole search finds, for every
+    /// hex a stack can reach — what makes a replayed move take the route it took when it was
+    /// offered (5.1, 6) — from stacks of both sides through a whole random game.
+    #[test]
+    fn a_path_to_one_hex_is_the_path_the_whole_search_finds_5_1() {
+        let scn = crate::face::testkit::scenario();
+        let mut game = crate::face::game::Game::new(scn.clone(), [11; 32]);
+        let mut bot = crate::face::random::Bot::new(11, scn.map.hospital().to_vec());
+        let mut paths = 0;
+        let mut decisions = 0;
+        while let Some(side) = game.to_act() {
+            decisions += 1;
+            if decisions % 40 == 0 {
+                let st = game.state();
+                let board = HexIndex::of(&scn, st);
+                for u in st.units.iter().step_by(7) {
+                    let Some(h) = u.hex() else { continue };
+                    let Some(owner) = board.at(h).side else {
+                        continue;
+                    };
+                    for budget in [3, 8] {
+                        let whole = reach(&board, owner, h, budget);
+                        for to in whole.hexes() {
+                            let one = reach_to(&board, owner, h, budget, to);
+                            assert_eq!(one.cost[to.index()], whole.cost[to.index()]);
+                            assert_eq!(one.path(to), whole.path(to), "{h} to {to}");
+                            paths += 1;
+                        }
+                    }
+                }
+            }
+            let legal = game.legal_actions(side);
+            let action = bot.choose(&game, &legal).expect("a legal action").clone();
+            game.apply(side, &action).expect("legal actions apply");
+        }
+        assert!(paths > 5000, "{paths} paths compared");
     }
 
     #[test]

@@ -419,7 +419,7 @@ fn key_hex(key: u32) -> Option<Hex> {
 /// What a board was built from: the scenario's address and, of the state, every unit's
 /// location and side shown, the ruins and the fortified hexes — everything [`HexIndex::new`]
 /// reads. Equal inputs, equal boards.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Memo {
     scenario: usize,
     /// Each unit's [`unit_key`]: comparing words is what makes a remembered board cheap to
@@ -457,20 +457,26 @@ impl Memo {
     /// must be built (another scenario, the ruins changed, many units changed).
     #[cfg(test)]
     fn next(&self, scn: &Scenario, st: &State) -> Option<Memo> {
-        self.next_with(scn, st, keys_of(st)).ok()
+        let keys = keys_of(st);
+        let touched = self.touched(scn, st, &keys)?;
+        let mut next = self.clone();
+        next.advance(scn, st, keys, &touched);
+        Some(next)
     }
 
-    /// [`Memo::next`] given the keys of `st`'s units, which are handed back where a new board
-    /// must be built.
-    fn next_with(&self, scn: &Scenario, st: &State, units: Vec<u32>) -> Result<Memo, Vec<u32>> {
+    /// The hexes some unit left, entered or turned over in between this memo and the units'
+    /// keys `units`, where bringing the board up to date is cheaper than building it; `None`
+    /// where a new board must be built (another scenario, the ruins changed, many units
+    /// changed).
+    fn touched(&self, scn: &Scenario, st: &State, units: &[u32]) -> Option<Vec<Hex>> {
         if self.scenario != scn as *const Scenario as usize
             || self.units.len() != units.len()
             || self.ruins != st.ruins
         {
-            return Err(units);
+            return None;
         }
         let mut touched: Vec<Hex> = Vec::new();
-        for (&was, &now) in self.units.iter().zip(&units) {
+        for (&was, &now) in self.units.iter().zip(units) {
             if was == now {
                 continue;
             }
@@ -480,22 +486,31 @@ impl Memo {
                 }
             }
             if touched.len() > UPDATE_AT_MOST {
-                return Err(units);
+                return None;
             }
         }
-        let mut board = HexIndex::clone(&self.board);
-        board.update(scn, st, &touched);
-        let forts: Vec<Hex> = st.fortifications.iter().map(|f| f.hex).collect();
-        if forts != self.forts {
+        Some(touched)
+    }
+
+    /// Bring this memo up to date with `st`, whose units have the keys `units` and differ
+    /// from this memo's in the hexes `touched` ([`Memo::touched`]). The board is changed in
+    /// place where nothing else holds it, else copied first: a board handed out stays the
+    /// board of the position it was read in.
+    fn advance(&mut self, scn: &Scenario, st: &State, units: Vec<u32>, touched: &[Hex]) {
+        let board = Arc::make_mut(&mut self.board);
+        board.update(scn, st, touched);
+        if self.forts.len() != st.fortifications.len()
+            || self
+                .forts
+                .iter()
+                .zip(&st.fortifications)
+                .any(|(h, f)| *h != f.hex)
+        {
+            let forts: Vec<Hex> = st.fortifications.iter().map(|f| f.hex).collect();
             board.set_forts(&self.forts, forts.iter().copied());
+            self.forts = forts;
         }
-        Ok(Memo {
-            scenario: self.scenario,
-            units,
-            ruins: self.ruins.clone(),
-            forts,
-            board: Arc::new(board),
-        })
+        self.units = units;
     }
 
     /// Whether this board was built from `scn` and from the ruins and fortifications `st`
@@ -560,13 +575,18 @@ impl HexIndexMemo {
             kept.stamp = st.units.stamp();
             return kept.memo.board.clone();
         }
-        let memo = Arc::new(match slot.as_ref() {
-            Some(kept) => kept
-                .memo
-                .next_with(scn, st, keys)
-                .unwrap_or_else(|keys| Memo::build_with(scn, st, keys)),
-            None => Memo::build_with(scn, st, keys),
-        });
+        // Brought up to date in place where this state alone holds the memo (the game hands
+        // the position being changed the memo of the one it was copied from).
+        let memo = match slot.take() {
+            Some(mut kept) => match kept.memo.touched(scn, st, &keys) {
+                Some(touched) => {
+                    Arc::make_mut(&mut kept.memo).advance(scn, st, keys, &touched);
+                    kept.memo
+                }
+                None => Arc::new(Memo::build_with(scn, st, keys)),
+            },
+            None => Arc::new(Memo::build_with(scn, st, keys)),
+        };
         debug_assert!(
             *memo.board == HexIndex::new(scn, st),
             "a board brought up to date is the board of the position"

@@ -138,13 +138,16 @@ impl TerrainChart {
             if name != "canal" && line.mp.is_none() {
                 return Err(TerrainError(format!("[{name}] needs an mp cost")));
             }
+            // Entering ground costs at least 1 MP (the searches rely on it, mechanics/
+            // movement.rs); a fortification only adds to that, so it may add nothing.
+            let least = if name == "fortification" { 0 } else { 1 };
             for mp in [line.mp, line.mp_from_outside, line.mp_along]
                 .into_iter()
                 .flatten()
             {
-                if mp > MAX_MP {
+                if !(least..=MAX_MP).contains(&mp) {
                     return Err(TerrainError(format!(
-                        "[{name}] has an mp cost of {mp}: the highest is {MAX_MP} (5.1)"
+                        "[{name}] has an mp cost of {mp}: costs run from {least} to {MAX_MP} (5.1)"
                     )));
                 }
             }
@@ -260,11 +263,11 @@ mod tests {
         assert!(TerrainChart::parse(&text).is_err());
     }
 
-    /// A chart with a cost past the highest is refused at start-up, naming the line and the
-    /// cost (5.1).
+    /// A chart with a cost of 0 to enter ground, or past the highest, is refused at start-up,
+    /// naming the line and the cost (5.1).
     #[test]
     fn a_chart_with_a_cost_out_of_range_is_refused_5_1() {
-        for bad in ["100", "255"] {
+        for bad in ["0", "100", "255"] {
             let text = TerrainChart::DEFAULT_TEXT.replacen("mp = 1", &format!("mp = {bad}"), 1);
             let e = TerrainChart::parse(&text).expect_err("refused");
             assert!(e.0.contains(&format!("mp cost of {bad}")), "{e}");
