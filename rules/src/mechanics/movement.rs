@@ -455,13 +455,18 @@ pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: 
     let names = ctx.names(&g.units);
     let mut full_path = vec![from];
     full_path.extend(path.iter().copied());
-    let route: Vec<String> = full_path.iter().map(Hex::to_string).collect();
     let halt = if g.halted {
         ", stopping in enemy ZOC (6)"
     } else {
         ""
     };
-    let text = format!("{names} move {} ({mp} MP){halt}", route.join(" → "));
+    // Written into one string: a move is the commonest action of every game and replay.
+    use std::fmt::Write as _;
+    let mut text = format!("{names} move {from}");
+    for h in &path {
+        let _ = write!(text, " → {h}");
+    }
+    let _ = write!(text, " ({mp} MP){halt}");
     ctx.emit(
         EventKind::Moved {
             units: g.units.clone(),
@@ -940,14 +945,22 @@ mod tests {
         let mut game = kit.game();
         game.apply(Side::Allied, &Action::SelectUnit { unit: gb })
             .unwrap();
-        game.apply(
-            Side::Allied,
-            &Action::Move {
-                to: hex("1013"),
-                mp: 3,
-            },
-        )
-        .unwrap();
+        let events = game
+            .apply(
+                Side::Allied,
+                &Action::Move {
+                    to: hex("1013"),
+                    mp: 3,
+                },
+            )
+            .unwrap();
+        // The move is told hex by hex, with what it cost.
+        assert!(
+            events
+                .iter()
+                .any(|e| e.text.ends_with(" move 1010 → 1011 → 1012 → 1013 (3 MP)")),
+            "{events:?}"
+        );
         game.apply(
             Side::Allied,
             &Action::Move {

@@ -48,13 +48,29 @@ struct DiceRepr {
     word_pos: String,
 }
 
+/// Serialized as a [`DiceRepr`] is, field for field, without building its two strings: the
+/// state is hashed after every action, and the dice are part of it.
 impl Serialize for Dice {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        DiceRepr {
-            seed: hex::encode(self.rng.get_seed()),
-            word_pos: self.rng.get_word_pos().to_string(),
+        use serde::ser::{Error, SerializeStruct};
+        let mut seed = [0u8; 64];
+        hex::encode_to_slice(self.rng.get_seed(), &mut seed).map_err(S::Error::custom)?;
+        let mut digits = [0u8; 40];
+        let mut at = digits.len();
+        let mut pos = self.rng.get_word_pos();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (pos % 10) as u8;
+            pos /= 10;
+            if pos == 0 {
+                break;
+            }
         }
-        .serialize(s)
+        let text = |bytes| std::str::from_utf8(bytes).map_err(S::Error::custom);
+        let mut repr = s.serialize_struct("DiceRepr", 2)?;
+        repr.serialize_field("seed", text(&seed)?)?;
+        repr.serialize_field("word_pos", text(&digits[at..])?)?;
+        repr.end()
     }
 }
 
@@ -88,6 +104,28 @@ mod tests {
         for face in 1..=6 {
             assert!(ra.contains(&face), "face {face} never rolled in 100 throws");
         }
+    }
+
+    /// The dice serialize as their seed in hex and their word position in decimal, exactly
+    /// as stored states and both state hashes have always written them.
+    #[test]
+    fn the_dice_serialize_as_they_always_have() {
+        let mut dice = Dice::from_seed(std::array::from_fn(|i| i as u8 * 7));
+        for rolls in 0..40 {
+            let old = DiceRepr {
+                seed: hex::encode(dice.rng.get_seed()),
+                word_pos: dice.rng.get_word_pos().to_string(),
+            };
+            assert_eq!(
+                serde_json::to_string(&dice).unwrap(),
+                serde_json::to_string(&old).unwrap(),
+                "after {rolls} rolls"
+            );
+            for _ in 0..rolls * 3 {
+                dice.roll();
+            }
+        }
+        assert!(dice.rng.get_word_pos() > 1000);
     }
 
     #[test]
