@@ -49,7 +49,7 @@ pub struct HexInfo {
 
 /// One hex's summary packed into a word: what a movement search reads of a hex is one load.
 /// Bits: 0–1 side (0 none, 1 Allied, 2 Chinese), 2–9 points, 10–13 artillery, 14–20 flags,
-/// 21–24 the ground in play ([`GROUNDS`]), 25 a fortification.
+/// 21–24 the ground in play ([`GROUNDS`]), 25 a fortification, 26 a mark while recounting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Packed(u32);
 
@@ -63,6 +63,8 @@ const EXERTS_IN_OWN_HEX: u32 = 1 << 20;
 const GROUND_SHIFT: u32 = 21;
 const GROUND_BITS: u32 = 0xf << GROUND_SHIFT;
 const FORTIFIED: u32 = 1 << 25;
+/// Set only while [`HexIndex::update`] recounts a hex.
+const TOUCHED: u32 = 1 << 26;
 /// What recounting a hex's units leaves as it was: its ground, its fortification, and the
 /// zones of control, which are worked out after.
 const NOT_UNITS: u32 = ALLIED_ZOC | CHINESE_ZOC | GROUND_BITS | FORTIFIED;
@@ -271,20 +273,24 @@ impl HexIndex {
     }
 
     /// This board brought up to date after the units in `touched` changed (the hexes some
-    /// unit left, entered or turned over in): their occupants are counted again from `st`,
-    /// and the zones of control of those hexes and their neighbours worked out again — the
-    /// only hexes whose summary such a change can alter. The ruins must be those the board
-    /// was built with.
-    fn update(&mut self, scn: &Scenario, st: &State, touched: &[Hex]) {
+    /// unit left, entered or turned over in): their occupants are counted again from the
+    /// units' keys `keys` ([`unit_key`]), and the zones of control of those hexes and their
+    /// neighbours worked out again — the only hexes whose summary such a change can alter.
+    /// The ruins must be those the board was built with.
+    fn update(&mut self, scn: &Scenario, keys: &[u32], touched: &[Hex]) {
+        // Marked while their occupants are found, so that each unit costs one look.
         for h in touched {
-            self.hexes[h.index()] &= NOT_UNITS;
+            self.hexes[h.index()] = (self.hexes[h.index()] & NOT_UNITS) | TOUCHED;
         }
-        for (i, u) in st.units.iter().enumerate() {
-            if let Loc::Map(h) = u.loc
-                && touched.contains(&h)
+        for (i, &key) in keys.iter().enumerate() {
+            if let Some(h) = key_hex(key)
+                && self.hexes[h.index()] & TOUCHED != 0
             {
-                self.add_unit(scn, i, u.reduced, h);
+                self.add_unit(scn, i, key & 1 != 0, h);
             }
+        }
+        for h in touched {
+            self.hexes[h.index()] &= !TOUCHED;
         }
         self.over.retain(|h| !touched.contains(h));
         for &h in touched {
@@ -498,7 +504,7 @@ impl Memo {
     /// board of the position it was read in.
     fn advance(&mut self, scn: &Scenario, st: &State, units: Vec<u32>, touched: &[Hex]) {
         let board = Arc::make_mut(&mut self.board);
-        board.update(scn, st, touched);
+        board.update(scn, &units, touched);
         if self.forts.len() != st.fortifications.len()
             || self
                 .forts
