@@ -108,11 +108,6 @@ impl Units {
     pub fn stamp(&self) -> u64 {
         self.stamp
     }
-
-    /// The units as a plain vector.
-    pub fn into_vec(self) -> Vec<UnitState> {
-        self.list
-    }
 }
 
 impl From<Vec<UnitState>> for Units {
