@@ -547,39 +547,50 @@ mod tests {
             .map(|(_, mp)| mp)
     }
 
-    /// The hexes a search lists as reached are exactly those it gave a cost, in hex order —
-    /// what destinations (5.1) and bayonet charges (8.1.3) offer — for every stack of both
-    /// sides at every twentieth decision of a whole random game.
-    #[test]
-    fn the_hexes_reached_are_the_hexes_given_a_cost_5_1() {
+    /// Every stack on the map (every `step`-th unit's hex) with its owner and the board, at
+    /// every `every`-th decision of the random game of `seed`.
+    fn stacks_of_a_random_game(
+        seed: u8,
+        every: usize,
+        step: usize,
+        mut check: impl FnMut(&HexIndex, Side, Hex),
+    ) {
         let scn = crate::face::testkit::scenario();
-        let mut game = crate::face::game::Game::new(scn.clone(), [9; 32]);
-        let mut bot = crate::face::random::Bot::new(9, scn.map.hospital().to_vec());
-        let mut compared = 0;
+        let mut game = crate::face::game::Game::new(scn.clone(), [seed; 32]);
+        let mut bot = crate::face::random::Bot::new(u64::from(seed), scn.map.hospital().to_vec());
         let mut decisions = 0;
         while let Some(side) = game.to_act() {
             decisions += 1;
-            if decisions % 20 == 0 {
+            if decisions % every == 0 {
                 let st = game.state();
                 let board = HexIndex::of(&scn, st);
-                for u in st.units.iter() {
-                    let Some(h) = u.hex() else { continue };
-                    let Some(owner) = board.at(h).side else {
-                        continue;
-                    };
-                    let reach = reach(&board, owner, h, 10);
-                    let scanned: Vec<Hex> = Hex::all()
-                        .filter(|x| reach.cost[x.index()] != u8::MAX)
-                        .collect();
-                    assert_eq!(reach.hexes(), scanned, "from {h}");
-                    assert_eq!(reach_to(&board, owner, h, 10, h).hexes(), vec![h]);
-                    compared += 1;
+                for h in st.units.iter().step_by(step).filter_map(|u| u.hex()) {
+                    if let Some(owner) = board.at(h).side {
+                        check(&board, owner, h);
+                    }
                 }
             }
             let legal = game.legal_actions(side);
             let action = bot.choose(&game, &legal).expect("a legal action").clone();
             game.apply(side, &action).expect("legal actions apply");
         }
+    }
+
+    /// The hexes a search lists as reached are exactly those it gave a cost, in hex order —
+    /// what destinations (5.1) and bayonet charges (8.1.3) offer — for every stack of both
+    /// sides at every twentieth decision of a whole random game.
+    #[test]
+    fn the_hexes_reached_are_the_hexes_given_a_cost_5_1() {
+        let mut compared = 0;
+        stacks_of_a_random_game(9, 20, 1, |board, owner, h| {
+            let reach = reach(board, owner, h, 10);
+            let scanned: Vec<Hex> = Hex::all()
+                .filter(|x| reach.cost[x.index()] != u8::MAX)
+                .collect();
+            assert_eq!(reach.hexes(), scanned, "from {h}");
+            assert_eq!(reach_to(board, owner, h, 10, h).hexes(), vec![h]);
+            compared += 1;
+        });
         assert!(compared > 1000, "{compared} searches compared");
     }
 
@@ -588,36 +599,18 @@ mod tests {
     /// offered (5.1, 6) — from stacks of both sides through a whole random game.
     #[test]
     fn a_path_to_one_hex_is_the_path_the_whole_search_finds_5_1() {
-        let scn = crate::face::testkit::scenario();
-        let mut game = crate::face::game::Game::new(scn.clone(), [11; 32]);
-        let mut bot = crate::face::random::Bot::new(11, scn.map.hospital().to_vec());
         let mut paths = 0;
-        let mut decisions = 0;
-        while let Some(side) = game.to_act() {
-            decisions += 1;
-            if decisions % 40 == 0 {
-                let st = game.state();
-                let board = HexIndex::of(&scn, st);
-                for u in st.units.iter().step_by(7) {
-                    let Some(h) = u.hex() else { continue };
-                    let Some(owner) = board.at(h).side else {
-                        continue;
-                    };
-                    for budget in [3, 8] {
-                        let whole = reach(&board, owner, h, budget);
-                        for to in whole.hexes() {
-                            let one = reach_to(&board, owner, h, budget, to);
-                            assert_eq!(one.cost[to.index()], whole.cost[to.index()]);
-                            assert_eq!(one.path(to), whole.path(to), "{h} to {to}");
-                            paths += 1;
-                        }
-                    }
+        stacks_of_a_random_game(11, 40, 7, |board, owner, h| {
+            for budget in [3, 8] {
+                let whole = reach(board, owner, h, budget);
+                for to in whole.hexes() {
+                    let one = reach_to(board, owner, h, budget, to);
+                    assert_eq!(one.cost[to.index()], whole.cost[to.index()]);
+                    assert_eq!(one.path(to), whole.path(to), "{h} to {to}");
+                    paths += 1;
                 }
             }
-            let legal = game.legal_actions(side);
-            let action = bot.choose(&game, &legal).expect("a legal action").clone();
-            game.apply(side, &action).expect("legal actions apply");
-        }
+        });
         assert!(paths > 5000, "{paths} paths compared");
     }
 
