@@ -27,44 +27,42 @@ pub struct Reach {
     pub cost: Vec<u8>,
     prev: Vec<u16>,
     /// Every hex given a cost, start included, in the order first reached: the few dozen
-    /// hexes a stack can reach, without scanning the whole map for them. Kept by [`reach`]
-    /// only: [`reach_to`] is asked for one path.
-    reached: Option<Vec<Hex>>,
+    /// hexes a stack can reach, without scanning the whole map for them.
+    reached: Vec<Hex>,
 }
 
 const NONE: u16 = u16::MAX;
 
+/// The path from a search's start to `to`, start excluded, read back from its costs and the
+/// hex each was reached from.
+fn walk_back(cost: &[u8], prev: &[u16], to: Hex) -> Vec<Hex> {
+    let mut path = vec![to];
+    let mut at = to;
+    while prev[at.index()] != NONE {
+        let Some(p) = Hex::from_index(usize::from(prev[at.index()])) else {
+            break;
+        };
+        if cost[p.index()] == 0 {
+            break;
+        }
+        path.push(p);
+        at = p;
+    }
+    path.reverse();
+    path
+}
+
 impl Reach {
     /// The hexes reached, start included, in hex order.
     pub fn hexes(&self) -> Vec<Hex> {
-        match &self.reached {
-            Some(reached) => {
-                let mut hexes = reached.clone();
-                hexes.sort_unstable();
-                hexes
-            }
-            None => Hex::all()
-                .filter(|h| self.cost[h.index()] != u8::MAX)
-                .collect(),
-        }
+        let mut hexes = self.reached.clone();
+        hexes.sort_unstable();
+        hexes
     }
 
     /// The path from the start to `to`, start excluded.
     pub fn path(&self, to: Hex) -> Vec<Hex> {
-        let mut path = vec![to];
-        let mut at = to;
-        while self.prev[at.index()] != NONE {
-            let Some(p) = Hex::from_index(usize::from(self.prev[at.index()])) else {
-                break;
-            };
-            if self.cost[p.index()] == 0 {
-                break;
-            }
-            path.push(p);
-            at = p;
-        }
-        path.reverse();
-        path
+        walk_back(&self.cost, &self.prev, to)
     }
 }
 
@@ -72,12 +70,20 @@ impl Reach {
 /// hexes are never entered, a hex in enemy ZOC ends the move, and a stack that starts in enemy
 /// ZOC may not step straight into another enemy ZOC hex.
 pub fn reach(board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
-    search(board, side, start, budget, None)
+    with_scratch(|s| {
+        s.run(board, side, start, budget, None);
+        Reach {
+            cost: s.cost.clone(),
+            prev: s.prev.clone(),
+            reached: s.set.clone(),
+        }
+    })
 }
 
-/// The cheapest legal path from `start` to `to`: the same search as [`reach`] stopped as soon as
-/// `to` is settled, which gives the same path (costs only improve strictly, so a settled hex's
-/// predecessors are final). Only `to`'s cost and path are meaningful in the result.
+/// The cheapest legal path from `start` to `to`, start excluded, and its cost in MP; `None`
+/// if `to` cannot be reached. It is the same search as [`reach`] stopped as soon as `to` is
+/// settled, which gives the same path (costs only improve strictly, so a settled hex's
+/// predecessors are final).
 ///
 /// It also never expands a hex from which `to` lies farther in hexes than the movement points
 /// left, since every step costs at least 1 MP (the terrain chart refuses less, 5.1). That
@@ -85,103 +91,137 @@ pub fn reach(board: &HexIndex, side: Side, start: Hex, budget: u8) -> Reach {
 /// at its least cost from such a hex could not reach `to` either, so every hex that can lies
 /// on paths through hexes that are still expanded, in the same order
 /// (test `a_path_to_one_hex_is_the_path_the_whole_search_finds_5_1`).
-pub fn reach_to(board: &HexIndex, side: Side, start: Hex, budget: u8, to: Hex) -> Reach {
-    search(board, side, start, budget, Some(to))
-}
-
-thread_local! {
-    /// The buckets of [`search`], kept between searches: a search is asked for every move
-    /// applied and every stack offered moves, and allocating a bucket per movement point each
-    /// time was a tenth of its cost. Only the capacity is kept; each search starts them empty.
-    static BUCKETS: std::cell::RefCell<Vec<Vec<Hex>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Dial's algorithm: buckets by cost, each taken first in first out, so that among paths of
-/// equal cost the one found first is kept — the same path every time for the same position.
-fn search(board: &HexIndex, side: Side, start: Hex, budget: u8, goal: Option<Hex>) -> Reach {
-    BUCKETS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buckets) => search_in(&mut buckets, board, side, start, budget, goal),
-        // Not reached (a search never starts another), but never a panic for it.
-        Err(_) => search_in(&mut Vec::new(), board, side, start, budget, goal),
-    })
-}
-
-/// [`search`] with its buckets given.
-fn search_in(
-    buckets: &mut Vec<Vec<Hex>>,
+pub fn path_to(
     board: &HexIndex,
     side: Side,
     start: Hex,
     budget: u8,
-    goal: Option<Hex>,
-) -> Reach {
-    let mut cost = vec![u8::MAX; HEX_COUNT];
-    let mut prev = vec![NONE; HEX_COUNT];
-    let mut reached = goal.is_none().then(|| vec![start]);
-    cost[start.index()] = 0;
-    let levels = usize::from(budget) + 1;
-    if buckets.len() < levels {
-        buckets.resize_with(levels, Vec::new);
-    }
-    for b in buckets.iter_mut() {
-        b.clear();
-    }
-    buckets[0].push(start);
-    let enemy = side.other();
-    let target = goal.map(Hex::axial);
-    for c in 0..levels {
-        let mut i = 0;
-        while i < buckets[c].len() {
-            let h = buckets[c][i];
-            i += 1;
-            if usize::from(cost[h.index()]) != c {
-                continue;
-            }
-            if goal == Some(h) {
-                return Reach {
-                    cost,
-                    prev,
-                    reached,
-                };
-            }
-            if let Some(t) = target
-                && c + h.axial().distance(t) as usize > usize::from(budget)
-            {
-                continue; // the goal is out of reach from here (see `reach_to`)
-            }
-            let in_zoc = board.in_zoc_of(enemy, h);
-            if in_zoc && h != start {
-                continue; // entered an enemy ZOC: the move ends here (6)
-            }
-            for n in h.neighbours() {
-                if !board.enterable_by(side, n) {
-                    continue;
-                }
-                let Some(step) = board.entry_cost(h, n) else {
-                    continue;
-                };
-                if in_zoc && board.in_zoc_of(enemy, n) {
-                    continue; // no moving directly from one enemy ZOC to another (6)
-                }
-                let total = c + usize::from(step);
-                if total > usize::from(budget) || total >= usize::from(cost[n.index()]) {
-                    continue;
-                }
-                if cost[n.index()] == u8::MAX
-                    && let Some(reached) = reached.as_mut()
-                {
-                    reached.push(n);
-                }
-                cost[n.index()] = total as u8;
-                prev[n.index()] = h.index() as u16;
-                buckets[total].push(n);
-            }
+    to: Hex,
+) -> Option<(Vec<Hex>, u8)> {
+    with_scratch(|s| {
+        s.run(board, side, start, budget, Some(to))
+            .then(|| (walk_back(&s.cost, &s.prev, to), s.cost[to.index()]))
+    })
+}
+
+/// What a search works in, kept between searches on each thread: a search is asked for every
+/// move applied and every stack offered moves, and making and filling two map-sized arrays
+/// and a bucket per movement point each time was a fifth of its cost. At rest every cost is
+/// `u8::MAX` and every predecessor `NONE`; a search resets only the hexes it set.
+struct Scratch {
+    cost: Vec<u8>,
+    prev: Vec<u16>,
+    /// The hexes given a cost by the search under way, in the order first reached.
+    set: Vec<Hex>,
+    buckets: Vec<Vec<Hex>>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` with this thread's [`Scratch`], made at its first use.
+fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => f(slot.get_or_insert_with(Scratch::new)),
+        // Not reached (a search never starts another), but never a panic for it.
+        Err(_) => f(&mut Scratch::new()),
+    })
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            cost: vec![u8::MAX; HEX_COUNT],
+            prev: vec![NONE; HEX_COUNT],
+            set: Vec::new(),
+            buckets: Vec::new(),
         }
     }
-    Reach {
-        cost,
-        prev,
-        reached,
+
+    /// Put back at rest every hex the last search set — also one a panic interrupted.
+    fn reset(&mut self) {
+        for h in self.set.drain(..) {
+            self.cost[h.index()] = u8::MAX;
+            self.prev[h.index()] = NONE;
+        }
+    }
+
+    /// Dial's algorithm: buckets by cost, each taken first in first out, so that among paths
+    /// of equal cost the one found first is kept — the same path every time for the same
+    /// position. Leaves the costs, predecessors and hexes set in `self`; with a `goal`, stops
+    /// once it is settled and says whether it was.
+    fn run(
+        &mut self,
+        board: &HexIndex,
+        side: Side,
+        start: Hex,
+        budget: u8,
+        goal: Option<Hex>,
+    ) -> bool {
+        self.reset();
+        let Scratch {
+            cost,
+            prev,
+            set,
+            buckets,
+        } = self;
+        cost[start.index()] = 0;
+        set.push(start);
+        let levels = usize::from(budget) + 1;
+        if buckets.len() < levels {
+            buckets.resize_with(levels, Vec::new);
+        }
+        for b in buckets.iter_mut() {
+            b.clear();
+        }
+        buckets[0].push(start);
+        let enemy = side.other();
+        let target = goal.map(Hex::axial);
+        for c in 0..levels {
+            let mut i = 0;
+            while i < buckets[c].len() {
+                let h = buckets[c][i];
+                i += 1;
+                if usize::from(cost[h.index()]) != c {
+                    continue;
+                }
+                if goal == Some(h) {
+                    return true;
+                }
+                if let Some(t) = target
+                    && c + h.axial().distance(t) as usize > usize::from(budget)
+                {
+                    continue; // the goal is out of reach from here (see `path_to`)
+                }
+                let in_zoc = board.in_zoc_of(enemy, h);
+                if in_zoc && h != start {
+                    continue; // entered an enemy ZOC: the move ends here (6)
+                }
+                for n in h.neighbours() {
+                    if !board.enterable_by(side, n) {
+                        continue;
+                    }
+                    let Some(step) = board.entry_cost(h, n) else {
+                        continue;
+                    };
+                    if in_zoc && board.in_zoc_of(enemy, n) {
+                        continue; // no moving directly from one enemy ZOC to another (6)
+                    }
+                    let total = c + usize::from(step);
+                    if total > usize::from(budget) || total >= usize::from(cost[n.index()]) {
+                        continue;
+                    }
+                    if cost[n.index()] == u8::MAX {
+                        set.push(n);
+                    }
+                    cost[n.index()] = total as u8;
+                    prev[n.index()] = h.index() as u16;
+                    buckets[total].push(n);
+                }
+            }
+        }
+        false
     }
 }
 
@@ -427,9 +467,9 @@ pub fn apply(ctx: &mut Ctx<'_>, action: &Action) {
 pub fn move_group(ctx: &mut Ctx<'_>, side: Side, g: &mut Group, to: Hex, phase: Phase) {
     let board = HexIndex::of(ctx.scn, ctx.st);
     let left = budget(ctx.scn, ctx.st, g, phase).unwrap_or(0);
-    let r = reach_to(&board, side, g.hex, left, to);
-    let mp = r.cost[to.index()];
-    let path = r.path(to);
+    // A destination the legal list did not offer (a trusted replay never holds one) is entered
+    // straight, at no cost the stack could pay.
+    let (path, mp) = path_to(&board, side, g.hex, left, to).unwrap_or((vec![to], u8::MAX));
     let from = g.hex;
     for &h in &path {
         if side == Side::Chinese && board.at(h).only_guns {
@@ -576,6 +616,26 @@ mod tests {
         }
     }
 
+    /// A search left half done (a panic in another search on this thread) does not change the
+    /// next one: each search first puts back at rest every hex the last one set (5.1).
+    #[test]
+    fn a_search_left_half_done_does_not_change_the_next_5_1() {
+        let mut kit = Kit::open();
+        moving(&mut kit, Phase::AlliedMovement);
+        let board = kit.board();
+        let from = hex("1010");
+        let clean = reach(&board, Side::Allied, from, 6);
+        with_scratch(|s| {
+            s.run(&board, Side::Allied, hex("2020"), 8, None);
+            // As a panic would leave it: costs set, nothing reset.
+        });
+        let after = reach(&board, Side::Allied, from, 6);
+        assert_eq!(after.hexes(), clean.hexes());
+        assert_eq!(after.cost, clean.cost);
+        assert_eq!(after.path(hex("1013")), clean.path(hex("1013")));
+        with_scratch(|s| assert!(s.set.len() > 1, "the last search's hexes are kept to reset"));
+    }
+
     /// The hexes a search lists as reached are exactly those it gave a cost, in hex order —
     /// what destinations (5.1) and bayonet charges (8.1.3) offer — for every stack of both
     /// sides at every twentieth decision of a whole random game.
@@ -588,7 +648,7 @@ mod tests {
                 .filter(|x| reach.cost[x.index()] != u8::MAX)
                 .collect();
             assert_eq!(reach.hexes(), scanned, "from {h}");
-            assert_eq!(reach_to(board, owner, h, 10, h).hexes(), vec![h]);
+            assert_eq!(path_to(board, owner, h, 10, h), Some((vec![h], 0)));
             compared += 1;
         });
         assert!(compared > 1000, "{compared} searches compared");
@@ -604,9 +664,11 @@ mod tests {
             for budget in [3, 8] {
                 let whole = reach(board, owner, h, budget);
                 for to in whole.hexes() {
-                    let one = reach_to(board, owner, h, budget, to);
-                    assert_eq!(one.cost[to.index()], whole.cost[to.index()]);
-                    assert_eq!(one.path(to), whole.path(to), "{h} to {to}");
+                    assert_eq!(
+                        path_to(board, owner, h, budget, to),
+                        Some((whole.path(to), whole.cost[to.index()])),
+                        "{h} to {to}"
+                    );
                     paths += 1;
                 }
             }
