@@ -107,8 +107,10 @@ fn chinese_move(p: &Pos<'_>, info: &MapInfo) -> Vec<PlanItem> {
         let mp = command::allowance(p.scn, p.st, u, Phase::ChineseMovement);
         let r = movement::reach(&p.board, Side::Chinese, from, mp);
         let s = p.strength(u);
-        let best = Hex::all()
-            .filter(|h| r.cost[h.index()] != u8::MAX && load[h.index()] + s <= 30)
+        let best = r
+            .hexes()
+            .into_iter()
+            .filter(|h| load[h.index()] + s <= 30)
             .min_by_key(|h| (field[h.index()], r.cost[h.index()], *h));
         if let Some(to) = best
             && to != from
