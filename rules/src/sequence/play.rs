@@ -158,8 +158,13 @@ pub fn nothing_to_decide(scn: &Scenario, st: &State) -> bool {
     (def.idle)(scn, st).unwrap_or_else(|| {
         let mut legal = Vec::new();
         (def.legal)(scn, st, &mut legal);
-        legal.len() == 1 && matches!(legal[0], Action::EndPhase | Action::Pass)
+        only_ends_the_step(&legal)
     })
+}
+
+/// Whether a legal list offers nothing but ending the step (`end_phase` or `pass`).
+pub fn only_ends_the_step(legal: &[Action]) -> bool {
+    matches!(legal, [Action::EndPhase | Action::Pass])
 }
 
 /// Move on to the next step of the sequence of play, or end the turn after the last.

@@ -73,7 +73,7 @@ fn exactly(
         {
             let mut listed = Vec::new();
             legal(scn, st, &mut listed);
-            idle == (listed.len() == 1 && matches!(listed[0], Action::Pass | Action::EndPhase))
+            idle == crate::sequence::play::only_ends_the_step(&listed)
         },
         "the quick answer of {:?} ({idle}) is not its legal list's",
         st.slot
