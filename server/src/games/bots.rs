@@ -9,10 +9,11 @@
 //! most `--bot-workers` cores think and the other games keep theirs. The game task tells the
 //! driver of each new position through a watch channel (only the newest matters); the driver
 //! asks the pool, waits the pace, and acts on the seq it was shown — a stale answer is dropped
-//! and the next position asked about.
+//! and the next position asked about; an answer whose commit failed is sent again.
 
 use super::handle::{GameError, GameHandle};
 use crate::rules::Game;
+use crate::store::StoreError;
 use siege_bots::{Bot, Budget, Level};
 use siege_protocol::Side;
 use std::panic::AssertUnwindSafe;
@@ -26,6 +27,11 @@ pub const THINK_MS: u64 = 1500;
 /// The default of `--bot-pace-ms`: the pause before each bot action, so that a person sees the
 /// computer's moves one by one.
 pub const PACE_MS: u64 = 60;
+/// How long a driver waits before trying again an action whose commit failed, at first and at
+/// most (doubling in between): a store that is briefly unavailable costs a bot game a pause,
+/// not the rest of the game.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(30);
 /// Decisions waiting for a worker before drivers wait to queue more. Each driver has at most one
 /// decision queued, so this only bounds a burst of bot games asking at once.
 const QUEUE: usize = 256;
@@ -193,15 +199,35 @@ impl Driver {
         let Some(decision) = decision else {
             return true;
         };
-        match self.handle.act(side, turn.seq, decision.action).await {
-            Ok(()) | Err(GameError::Stale { .. }) => true,
-            Err(GameError::Gone | GameError::ShuttingDown) => false,
-            Err(e) => {
-                // The bots choose from the legal list, so this is a bug: say so loudly; the
-                // game waits (a person can still resign or the operator look).
-                tracing::error!(game = %self.id, side = side.as_str(), error = %e,
-                    "BOT ACTION REFUSED");
-                true
+        let mut wait = RETRY_FIRST;
+        loop {
+            match self
+                .handle
+                .act(side, turn.seq, decision.action.clone())
+                .await
+            {
+                Ok(()) | Err(GameError::Stale { .. }) => return true,
+                Err(
+                    GameError::Gone
+                    | GameError::ShuttingDown
+                    | GameError::Store(StoreError::Fenced(_)),
+                ) => return false,
+                Err(GameError::Store(e)) => {
+                    // The commit failed, so the action was not taken and the position is
+                    // unchanged: nobody else will show this driver a new one. Try the same
+                    // action again, waiting longer each time, rather than leave the game stalled.
+                    tracing::warn!(game = %self.id, side = side.as_str(), error = %e,
+                        retry_in_ms = wait.as_millis(), "a bot action was not stored");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(RETRY_MAX);
+                }
+                Err(e) => {
+                    // The bots choose from the legal list, so this is a bug: say so loudly; the
+                    // game waits (a person can still resign or the operator look).
+                    tracing::error!(game = %self.id, side = side.as_str(), error = %e,
+                        "BOT ACTION REFUSED");
+                    return true;
+                }
             }
         }
     }
@@ -234,6 +260,84 @@ mod tests {
             Some(7),
             "the one worker is still there"
         );
+    }
+
+    /// A store that briefly refuses every write does not stop a game between computers: the
+    /// action whose commit failed is sent again, and once the store writes the game plays on.
+    #[tokio::test]
+    async fn a_bot_game_plays_on_after_its_commits_failed_for_a_while() {
+        use crate::games::{Games, GamesConfig, NewGameRequest};
+        use crate::store::scratch::{Kind, Scratch};
+        use crate::store::writer::Writer;
+        use crate::store::{Access, Db, Store};
+        let dir = Scratch::new(Kind::Sqlite, "bot-retry").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let (writer, _task) = Writer::start(store.clone());
+        let config = GamesConfig {
+            bots: BotConfig {
+                workers: 1,
+                think: Duration::from_millis(10),
+                pace: Duration::from_millis(20),
+            },
+            ..GamesConfig::default()
+        };
+        let games = Games::for_tests(&store, &writer, config);
+        let id = games
+            .create(NewGameRequest {
+                side: Side::Allied,
+                name: "retry".into(),
+                position: None,
+                creator: None,
+                opponent: Some(Level::Easy),
+                own_bot: Some(Level::Easy),
+                access: Access {
+                    invite_hash: None,
+                    guests: true,
+                },
+                account: None,
+                time_control: siege_protocol::TimeControl::None,
+            })
+            .await
+            .unwrap()
+            .id;
+        let grows = async |than: u64| {
+            for _ in 0..3000 {
+                let len = store.log_len(id).await.unwrap();
+                if len > than {
+                    return len;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("the log stayed at {than} entries for 30 s");
+        };
+        let before = grows(2).await;
+        let Db::Sqlite(pool) = store.pool() else {
+            panic!("a SQLite store")
+        };
+        sqlx::query(
+            "CREATE TRIGGER refuse BEFORE INSERT ON actions BEGIN SELECT RAISE(ABORT, 'the disk is away'); END",
+        )
+        .execute(pool)
+        .await
+        .unwrap();
+        // Long enough for several refused attempts (100, 200, 400 ms apart).
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        let stalled = store.log_len(id).await.unwrap();
+        assert!(stalled >= before);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(
+            store.log_len(id).await.unwrap(),
+            stalled,
+            "nothing is stored"
+        );
+        sqlx::query("DROP TRIGGER refuse")
+            .execute(pool)
+            .await
+            .unwrap();
+        grows(stalled + 2).await;
+        writer.close().await;
+        store.close().await;
+        dir.remove();
     }
 
     #[test]

@@ -55,6 +55,18 @@ async fn accept_reworded_comments(
     Ok(())
 }
 
+/// How to begin a transaction that reads before it writes (a fence checked, then rows
+/// inserted). SQLite's default `BEGIN` is deferred: it takes the write lock only at the first
+/// write, and if another connection committed after this one's first read, that upgrade fails
+/// at once with "database is locked" — the busy timeout does not apply — so a node that had just
+/// lost a lease saw a storage error instead of being told it was fenced off, and kept its task.
+/// `BEGIN IMMEDIATE` takes the write lock first (waiting up to the busy timeout), so what the
+/// transaction reads is still true when it writes. PostgreSQL locks the rows it reads instead
+/// (`FOR SHARE`).
+pub(crate) const fn begin_write(pg: bool) -> &'static str {
+    if pg { "BEGIN" } else { "BEGIN IMMEDIATE" }
+}
+
 /// A pool on one of the two databases.
 #[derive(Clone, Debug)]
 pub enum Db {

@@ -339,7 +339,7 @@ impl Store {
         let now = now_ms();
         let id = id.to_string();
         on_db!(&self.db, |pool, pg| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_with(db::begin_write(pg)).await?;
             if let Some(fence) = fence {
                 let held: Option<i64> = sqlx::query_scalar(if pg {
                     "SELECT fence FROM leases WHERE game_id = $1 FOR SHARE"

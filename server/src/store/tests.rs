@@ -23,7 +23,33 @@ on_both!(
     a_store_reopened_has_everything,
     leases_pass_only_once_expired_and_raise_the_fence,
     a_fenced_off_nodes_append_is_refused_and_the_holders_commits,
+    a_seat_given_while_the_lease_moves_is_refused_as_fenced,
 );
+
+/// Run `work` (a node's write checked against game `id`'s lease) while another node takes that
+/// lease: its transaction moves the lease on and holds it locked, `work` starts, and the other
+/// node commits 300 ms later — long enough, on an idle machine, for `work` to have read the
+/// lease and be waiting on the lock. What `work` returned.
+pub(crate) async fn while_the_lease_moves<T: Send + 'static>(
+    store: &Store,
+    id: Uuid,
+    work: impl Future<Output = T> + Send + 'static,
+) -> T {
+    use sqlx::Connection;
+    on_db!(store.pool(), |pool, pg| {
+        let mut conn = pool.acquire().await.unwrap();
+        let mut tx = conn.begin_with(db::begin_write(pg)).await.unwrap();
+        sqlx::query("UPDATE leases SET node = 'other', fence = fence + 1 WHERE game_id = $1")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        let working = tokio::spawn(work);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        tx.commit().await.unwrap();
+        working.await.unwrap()
+    })
+}
 
 fn new_game(name: &str, creator: Option<&str>, max_open: Option<u32>) -> NewGame {
     NewGame {
@@ -698,6 +724,42 @@ async fn leases_pass_only_once_expired_and_raise_the_fence(kind: Kind) {
             .await
             .unwrap(),
         Lease::Held(4)
+    );
+    store.close().await;
+    drop(dir);
+}
+
+/// Several nodes: another node takes the lease while this node seats a player. The seat is
+/// refused as fenced — not with a storage error (SQLite's deferred transaction, having read the
+/// old lease, could not write once the other node had committed) — and is not given.
+async fn a_seat_given_while_the_lease_moves_is_refused_as_fenced(kind: Kind) {
+    let (store, dir) = open(kind).await;
+    let game = new_game("seat", None, None);
+    store.create_game(&game).await.unwrap();
+    let Lease::Held(fence) = store
+        .take_lease(game.id, "a", "http://a:1", 0, i64::MAX)
+        .await
+        .unwrap()
+    else {
+        panic!("a free lease is taken")
+    };
+    let seated = while_the_lease_moves(&store, game.id, {
+        let store = store.clone();
+        async move {
+            store
+                .take_seat(game.id, Side::Chinese, "t", Some(fence))
+                .await
+        }
+    })
+    .await;
+    assert!(
+        matches!(seated, Err(StoreError::Fenced(ref g)) if *g == game.id.to_string()),
+        "{seated:?}"
+    );
+    assert_eq!(
+        store.seats(game.id).await.unwrap().len(),
+        1,
+        "the creator's"
     );
     store.close().await;
     drop(dir);

@@ -492,7 +492,7 @@ macro_rules! on_driver {
                     // One statement is one transaction: committed (and synced) when it returns.
                     return insert(conn, entries).await;
                 }
-                let mut tx = conn.begin().await?;
+                let mut tx = conn.begin_with(crate::store::db::begin_write($pg)).await?;
                 check_fences(&mut tx, entries).await?;
                 let mut rest = entries;
                 while !rest.is_empty() {
@@ -603,6 +603,7 @@ mod tests {
         a_batch_of_several_chunks_is_one_transaction_all_or_nothing,
         a_bad_entry_fails_alone_and_the_log_stays_append_only,
         a_fenced_entry_fails_alone_in_its_batch,
+        a_lease_taken_while_a_fenced_write_waits_refuses_it_as_fenced,
         finishing_entry_marks_the_game_finished_in_the_same_commit,
         the_health_probe_writes,
     );
@@ -820,6 +821,39 @@ mod tests {
         assert_eq!(store.log_len(ids[1]).await.unwrap(), 1);
         writer.close().await;
         task.await.unwrap();
+        store.close().await;
+        drop(dir);
+    }
+
+    /// Several nodes: another node takes the lease while this node's fenced write is on its
+    /// way. The write either goes in before the lease changes hands or is refused as fenced —
+    /// never a storage error, after which the node would keep a task it no longer owns (on
+    /// SQLite a deferred transaction that read the old lease could not upgrade to a write once
+    /// the other node had committed: "database is locked").
+    async fn a_lease_taken_while_a_fenced_write_waits_refuses_it_as_fenced(kind: Kind) {
+        use crate::store::Lease;
+        let (store, ids, dir) = store_with_games(kind, 1).await;
+        let id = ids[0];
+        let Lease::Held(fence) = store.take_lease(id, "a", "a", 0, i64::MAX).await.unwrap() else {
+            panic!("a free lease is taken")
+        };
+        let stale = Entry {
+            fence: Some(fence),
+            ..entry(id, 1)
+        };
+        let written = crate::store::tests::while_the_lease_moves(&store, id, {
+            let store = store.clone();
+            async move {
+                let mut link = Link { store, conn: None };
+                link.write(&[&stale]).await
+            }
+        })
+        .await;
+        assert!(
+            matches!(written, Err(StoreError::Fenced(ref g)) if *g == id.to_string()),
+            "{written:?}"
+        );
+        assert_eq!(store.log_len(id).await.unwrap(), 0);
         store.close().await;
         drop(dir);
     }
