@@ -103,8 +103,8 @@ pub fn mark(scn: &Scenario, st: &mut State) {
                 && !in_command(scn, st, &board, c.id)
         })
         .collect();
-    for (u, out) in st.units.iter_mut().zip(marks) {
-        u.marks.out_of_command = out;
+    for (m, out) in st.units.marks_mut().zip(marks) {
+        m.out_of_command = out;
     }
 }
 

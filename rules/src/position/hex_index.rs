@@ -16,7 +16,7 @@
 
 use crate::position::state::{Loc, State, UnitState};
 use crate::position::zoc;
-use crate::vocabulary::hex::Hex;
+use crate::vocabulary::hex::{HEX_COUNT, Hex};
 use crate::vocabulary::scenario::Scenario;
 use crate::vocabulary::terrain::{Ground, printed_ground};
 use crate::vocabulary::units::{UnitKind, stacking_limit};
@@ -49,7 +49,7 @@ pub struct HexInfo {
 
 /// One hex's summary packed into a word: what a movement search reads of a hex is one load.
 /// Bits: 0–1 side (0 none, 1 Allied, 2 Chinese), 2–9 points, 10–13 artillery, 14–20 flags,
-/// 21–24 the ground in play ([`GROUNDS`]), 25 a fortification, 26 a mark while recounting.
+/// 21–24 the ground in play ([`GROUNDS`]), 25 a fortification.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Packed(u32);
 
@@ -63,8 +63,6 @@ const EXERTS_IN_OWN_HEX: u32 = 1 << 20;
 const GROUND_SHIFT: u32 = 21;
 const GROUND_BITS: u32 = 0xf << GROUND_SHIFT;
 const FORTIFIED: u32 = 1 << 25;
-/// Set only while [`HexIndex::update`] recounts a hex.
-const TOUCHED: u32 = 1 << 26;
 /// What recounting a hex's units leaves as it was: its ground, its fortification, and the
 /// zones of control, which are worked out after.
 const NOT_UNITS: u32 = ALLIED_ZOC | CHINESE_ZOC | GROUND_BITS | FORTIFIED;
@@ -273,24 +271,16 @@ impl HexIndex {
     }
 
     /// This board brought up to date after the units in `touched` changed (the hexes some
-    /// unit left, entered or turned over in): their occupants are counted again from the
-    /// units' keys `keys` ([`unit_key`]), and the zones of control of those hexes and their
-    /// neighbours worked out again — the only hexes whose summary such a change can alter.
-    /// The ruins must be those the board was built with.
-    fn update(&mut self, scn: &Scenario, keys: &[u32], touched: &[Hex]) {
-        // Marked while their occupants are found, so that each unit costs one look.
-        for h in touched {
-            self.hexes[h.index()] = (self.hexes[h.index()] & NOT_UNITS) | TOUCHED;
-        }
-        for (i, &key) in keys.iter().enumerate() {
-            if let Some(h) = key_hex(key)
-                && self.hexes[h.index()] & TOUCHED != 0
-            {
-                self.add_unit(scn, i, key & 1 != 0, h);
+    /// unit left, entered or turned over in): their occupants, listed by `occupants`, are
+    /// counted again from the units' keys `keys` ([`unit_key`]), and the zones of control of
+    /// those hexes and their neighbours worked out again — the only hexes whose summary such a
+    /// change can alter. The ruins must be those the board was built with.
+    fn update(&mut self, scn: &Scenario, keys: &[u32], occupants: &Occupants, touched: &[Hex]) {
+        for &h in touched {
+            self.hexes[h.index()] &= NOT_UNITS;
+            for i in occupants.of(h) {
+                self.add_unit(scn, i, keys[i] & 1 != 0, h);
             }
-        }
-        for h in touched {
-            self.hexes[h.index()] &= !TOUCHED;
         }
         self.over.retain(|h| !touched.contains(h));
         for &h in touched {
@@ -431,9 +421,82 @@ struct Memo {
     /// Each unit's [`unit_key`]: comparing words is what makes a remembered board cheap to
     /// trust, and this is asked several times for every action.
     units: Vec<u32>,
+    /// The units in each hex, by their keys: a hex's occupants are counted again without
+    /// reading every key.
+    occupants: Occupants,
     ruins: Vec<Hex>,
     forts: Vec<Hex>,
     board: Arc<HexIndex>,
+}
+
+/// The units in each hex as lists threaded through two arrays: the first unit of each hex
+/// and, for each unit, the next in its hex. A unit that moves is unlinked from one short list
+/// and put at the head of another; the order within a hex does not matter, since counting a
+/// hex's units adds and ors.
+#[derive(Clone, Debug)]
+struct Occupants {
+    first: Vec<u16>,
+    next: Vec<u16>,
+}
+
+/// The end of an [`Occupants`] list.
+const NONE: u16 = u16::MAX;
+
+impl Occupants {
+    /// The occupants of the units whose keys are `keys`.
+    fn of_keys(keys: &[u32]) -> Occupants {
+        let mut occupants = Occupants {
+            first: vec![NONE; HEX_COUNT],
+            next: vec![NONE; keys.len()],
+        };
+        for (i, &key) in keys.iter().enumerate() {
+            occupants.link(i, key);
+        }
+        occupants
+    }
+
+    /// Unit `i`, whose key was `was`, now has key `now`.
+    fn moved(&mut self, i: usize, was: u32, now: u32) {
+        if key_hex(was) == key_hex(now) {
+            return;
+        }
+        if let Some(h) = key_hex(was) {
+            let after = self.next[i];
+            let head = self.first[h.index()];
+            if usize::from(head) == i {
+                self.first[h.index()] = after;
+            } else {
+                let mut at = usize::from(head);
+                while usize::from(self.next[at]) != i {
+                    debug_assert!(self.next[at] != NONE, "unit {i} is listed in {h}");
+                    at = usize::from(self.next[at]);
+                }
+                self.next[at] = after;
+            }
+        }
+        self.link(i, now);
+    }
+
+    /// Put unit `i` at the head of the list of the hex of its key `key`, if on the map.
+    fn link(&mut self, i: usize, key: u32) {
+        self.next[i] = NONE;
+        if let Some(h) = key_hex(key) {
+            self.next[i] = self.first[h.index()];
+            self.first[h.index()] = u16::try_from(i).expect("fewer units than u16::MAX");
+        }
+    }
+
+    /// The units in `h`.
+    fn of(&self, h: Hex) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.first[h.index()];
+        std::iter::from_fn(move || {
+            (at != NONE).then(|| {
+                let i = usize::from(at);
+                at = self.next[i];
+                i
+            })
+        })
+    }
 }
 
 /// Every unit's [`unit_key`], in unit order.
@@ -451,6 +514,7 @@ impl Memo {
     fn build_with(scn: &Scenario, st: &State, units: Vec<u32>) -> Memo {
         Memo {
             scenario: scn as *const Scenario as usize,
+            occupants: Occupants::of_keys(&units),
             units,
             ruins: st.ruins.clone(),
             forts: st.fortifications.iter().map(|f| f.hex).collect(),
@@ -466,7 +530,8 @@ impl Memo {
         let keys = keys_of(st);
         let touched = self.touched(scn, st, &keys)?;
         let mut next = self.clone();
-        next.advance(scn, st, keys, &touched);
+        next.set_keys(&keys);
+        next.advance(scn, st, &touched);
         Some(next)
     }
 
@@ -475,17 +540,25 @@ impl Memo {
     /// where a new board must be built (another scenario, the ruins changed, many units
     /// changed).
     fn touched(&self, scn: &Scenario, st: &State, units: &[u32]) -> Option<Vec<Hex>> {
-        if self.scenario != scn as *const Scenario as usize
-            || self.units.len() != units.len()
-            || self.ruins != st.ruins
-        {
+        if self.units.len() != units.len() {
+            return None;
+        }
+        let changes = self.units.iter().zip(units).filter(|(was, now)| was != now);
+        self.touched_by(scn, st, changes.map(|(&was, &now)| (was, now)))
+    }
+
+    /// [`Memo::touched`] given the keys that changed, each as it was and as it is now.
+    fn touched_by(
+        &self,
+        scn: &Scenario,
+        st: &State,
+        changes: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Option<Vec<Hex>> {
+        if self.scenario != scn as *const Scenario as usize || self.ruins != st.ruins {
             return None;
         }
         let mut touched: Vec<Hex> = Vec::new();
-        for (&was, &now) in self.units.iter().zip(units) {
-            if was == now {
-                continue;
-            }
+        for (was, now) in changes {
             for at in [key_hex(was), key_hex(now)].into_iter().flatten() {
                 if !touched.contains(&at) {
                     touched.push(at);
@@ -498,13 +571,28 @@ impl Memo {
         Some(touched)
     }
 
-    /// Bring this memo up to date with `st`, whose units have the keys `units` and differ
-    /// from this memo's in the hexes `touched` ([`Memo::touched`]). The board is changed in
-    /// place where nothing else holds it, else copied first: a board handed out stays the
-    /// board of the position it was read in.
-    fn advance(&mut self, scn: &Scenario, st: &State, units: Vec<u32>, touched: &[Hex]) {
+    /// Unit `i` has the key `now`.
+    fn set_key(&mut self, i: usize, now: u32) {
+        self.occupants.moved(i, self.units[i], now);
+        self.units[i] = now;
+    }
+
+    /// The units have the keys `keys` (as many as this memo's).
+    fn set_keys(&mut self, keys: &[u32]) {
+        for (i, &now) in keys.iter().enumerate() {
+            if self.units[i] != now {
+                self.set_key(i, now);
+            }
+        }
+    }
+
+    /// Bring this memo's board up to date with `st`, whose units' keys this memo now holds
+    /// and which differ from those the board was made for in the hexes `touched`
+    /// ([`Memo::touched`]). The board is changed in place where nothing else holds it, else
+    /// copied first: a board handed out stays the board of the position it was read in.
+    fn advance(&mut self, scn: &Scenario, st: &State, touched: &[Hex]) {
         let board = Arc::make_mut(&mut self.board);
-        board.update(scn, &units, touched);
+        board.update(scn, &self.units, &self.occupants, touched);
         if self.forts.len() != st.fortifications.len()
             || self
                 .forts
@@ -516,7 +604,6 @@ impl Memo {
             board.set_forts(&self.forts, forts.iter().copied());
             self.forts = forts;
         }
-        self.units = units;
     }
 
     /// Whether this board was built from `scn` and from the ruins and fortifications `st`
@@ -540,10 +627,12 @@ impl Memo {
 #[derive(Default)]
 pub struct HexIndexMemo(Mutex<Option<Kept>>);
 
-/// A remembered board and the stamp of the units it is known to fit (`Units::stamp`).
+/// A remembered board, the stamp of the units it is known to fit (`Units::stamp`), and the
+/// base it linked itself to those units with (`Units::link`; 0: none).
 #[derive(Clone, Debug)]
 struct Kept {
     stamp: u64,
+    base: u64,
     memo: Arc<Memo>,
 }
 
@@ -556,19 +645,28 @@ impl HexIndexMemo {
     /// The board of `st` on `scn`, remembered or built and remembered.
     fn get(&self, scn: &Scenario, st: &State) -> Arc<HexIndex> {
         let mut slot = self.slot();
-        // The units unchanged since the board was made or last checked (their stamp, see
-        // `Units`): only the ruins and fortifications need comparing.
-        if let Some(kept) = slot.as_ref()
-            && kept.stamp == st.units.stamp()
-            && kept.memo.fits_beside_units(scn, st)
-        {
-            debug_assert!(
-                *kept.memo.board == HexIndex::new(scn, st),
-                "the remembered board is the board of the units' stamp"
-            );
-            return kept.memo.board.clone();
+        let units = &st.units;
+        if let Some(kept) = slot.as_mut() {
+            // The units unchanged since the board was made or last caught up (their stamp,
+            // see `Units`): only the ruins and fortifications need comparing.
+            if kept.stamp == units.stamp() && kept.memo.fits_beside_units(scn, st) {
+                debug_assert!(
+                    *kept.memo.board == HexIndex::new(scn, st),
+                    "the remembered board is the board of the units' stamp"
+                );
+                if units.written_since(kept.base).is_none() {
+                    kept.base = units.link();
+                }
+                return kept.memo.board.clone();
+            }
+            // Linked to these units: read only those written since the board caught up.
+            if let Some(written) = units.written_since(kept.base)
+                && let Some(board) = Self::catch_up(kept, scn, st, written)
+            {
+                return board;
+            }
         }
-        // The units borrowed for a change since: read what the board reads of each, once.
+        // The units borrowed whole for a change since: read what the board reads of each, once.
         let keys = keys_of(st);
         if let Some(kept) = slot.as_mut()
             && kept.memo.units == keys
@@ -578,7 +676,8 @@ impl HexIndexMemo {
                 *kept.memo.board == HexIndex::new(scn, st),
                 "the remembered board is the board of the position"
             );
-            kept.stamp = st.units.stamp();
+            kept.stamp = units.stamp();
+            kept.base = units.link();
             return kept.memo.board.clone();
         }
         // Brought up to date in place where this state alone holds the memo (the game hands
@@ -586,7 +685,9 @@ impl HexIndexMemo {
         let memo = match slot.take() {
             Some(mut kept) => match kept.memo.touched(scn, st, &keys) {
                 Some(touched) => {
-                    Arc::make_mut(&mut kept.memo).advance(scn, st, keys, &touched);
+                    let memo = Arc::make_mut(&mut kept.memo);
+                    memo.set_keys(&keys);
+                    memo.advance(scn, st, &touched);
                     kept.memo
                 }
                 None => Arc::new(Memo::build_with(scn, st, keys)),
@@ -599,10 +700,47 @@ impl HexIndexMemo {
         );
         let board = memo.board.clone();
         *slot = Some(Kept {
-            stamp: st.units.stamp(),
+            stamp: units.stamp(),
+            base: units.link(),
             memo,
         });
         board
+    }
+
+    /// Bring `kept` up to date with `st`, whose units `written` are the only ones that may
+    /// differ from those it was made for (`Units::written_since`); `None` where a new board
+    /// must be built instead.
+    fn catch_up(
+        kept: &mut Kept,
+        scn: &Scenario,
+        st: &State,
+        written: impl Iterator<Item = usize>,
+    ) -> Option<Arc<HexIndex>> {
+        let changes: Vec<(usize, u32)> = written
+            .filter_map(|i| {
+                let now = unit_key(&st.units[i]);
+                (now != kept.memo.units[i]).then_some((i, now))
+            })
+            .collect();
+        let touched = kept.memo.touched_by(
+            scn,
+            st,
+            changes.iter().map(|&(i, now)| (kept.memo.units[i], now)),
+        )?;
+        if !changes.is_empty() || !kept.memo.fits_beside_units(scn, st) {
+            let memo = Arc::make_mut(&mut kept.memo);
+            for (i, now) in changes {
+                memo.set_key(i, now);
+            }
+            memo.advance(scn, st, &touched);
+        }
+        debug_assert!(
+            *kept.memo.board == HexIndex::new(scn, st),
+            "a board caught up with the units written is the board of the position"
+        );
+        kept.stamp = st.units.stamp();
+        st.units.caught_up();
+        Some(kept.memo.board.clone())
     }
 
     /// Forget the remembered board: for a state kept aside (the history of decisions that
@@ -735,6 +873,35 @@ mod tests {
         let now = HexIndex::of(&kit.scn, &kit.st);
         assert!(*now == HexIndex::new(&kit.scn, &kit.st));
         assert!(*now != *first, "{h} is occupied now");
+    }
+
+    /// A board linked to its units catches up by reading only the units written since; units
+    /// that come from a copy which went its own way — moved in, not copied — are read whole,
+    /// so the board is still the board of what they hold (6, 7).
+    #[test]
+    fn a_board_reads_only_the_units_written_but_never_trusts_another_copys_5_6_7() {
+        let mut kit = Kit::new();
+        kit.deploy_allies();
+        let (u, v) = (kit.id("gb1"), kit.id("us1"));
+        let (h1, h2) = (
+            kit.some_clear_hex(),
+            kit.some_clear_hex().neighbours().next().unwrap(),
+        );
+        let mut st = kit.st.clone();
+        let _ = HexIndex::of(&kit.scn, &st);
+        let mut other = st.clone();
+        other.unit_mut(u).loc = Loc::Map(h1);
+        st.unit_mut(v).loc = Loc::Map(h2);
+        let caught_up = HexIndex::of(&kit.scn, &st);
+        assert!(*caught_up == HexIndex::new(&kit.scn, &st));
+        assert_eq!(caught_up.at(h2).side, Some(Side::Allied));
+        st.units = other.units;
+        let now = HexIndex::of(&kit.scn, &st);
+        assert!(
+            *now == HexIndex::new(&kit.scn, &st),
+            "{u:?} in {h1}, {v:?} back"
+        );
+        assert_eq!(now.at(h1).side, Some(Side::Allied));
     }
 
     /// The board's movement cost of every hex side of the map is the terrain chart's for the

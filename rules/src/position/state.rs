@@ -83,20 +83,44 @@ impl UnitState {
     }
 }
 
-/// Every unit's state, indexed by [`UnitId`]: a vector that takes a new stamp whenever it is
-/// borrowed mutably. The per-hex board remembered for a state ([`HexIndexMemo`]) is trusted
-/// without reading every counter again while the stamp it was built at is still the units'
-/// stamp — the board is read several times for every action, and comparing 247 locations each
-/// time was a fifth of a replay. Stamps come from one counter for the whole process, so equal
-/// stamps mean the same units: a copy keeps the stamp of what it copied, and any change, through
-/// any path that can write a unit, takes a stamp no other units have held.
-#[derive(Clone, Debug)]
+/// Every unit's state, indexed by [`UnitId`]: a vector that takes a new stamp whenever what
+/// the board reads of a unit (its location and face) may change. The per-hex board remembered
+/// for a state ([`HexIndexMemo`]) is trusted without reading every counter again while the
+/// stamp it was built at is still the units' stamp — the board is read several times for every
+/// action, and comparing 247 locations each time was a fifth of a replay. Stamps come from one
+/// counter for the whole process, so equal stamps mean the same locations and faces: a copy
+/// keeps the stamp of what it copied, and any write that can move or turn over a unit takes a
+/// stamp no other units have held. Writing only the marks ([`Units::marks_mut`]) keeps it.
+///
+/// Between stamps the units also say *which* of them may have changed since the board last
+/// caught up with them ([`Tracking`]), so that the board reads those few instead of all 247.
+#[derive(Debug)]
 pub struct Units {
     list: Vec<UnitState>,
     stamp: u64,
+    tracking: Tracking,
 }
 
-/// Where the units' stamps come from (see [`Units`]).
+/// Which units were written since the board remembered beside them ([`HexIndexMemo`]) last
+/// caught up with them. `base` names that pairing: the board links itself to these units by
+/// giving both the same fresh number, and trusts the bits only while the numbers agree — a
+/// copy of the units, or units built anew, start with no base (0) and are read whole once. A
+/// unit written through [`Units::get_mut`] sets its bit; a write through the whole vector
+/// (`DerefMut`, `iter_mut`, indexing) drops the base, since any unit may have changed.
+///
+/// The fields are atomics only so that the board, which holds the state shared (`&State`),
+/// can clear the bits once it has caught up; it does so under its own lock, and a state is
+/// written only when it is not shared, so no two threads race on them.
+#[derive(Debug, Default)]
+pub struct Tracking {
+    base: AtomicU64,
+    dirty: [AtomicU64; TRACKED / 64],
+}
+
+/// Units beyond this many are never tracked one by one (the shipped counter mix has 247).
+const TRACKED: usize = 256;
+
+/// Where the units' stamps and the tracking bases come from (see [`Units`]).
 static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 fn fresh_stamp() -> u64 {
@@ -104,9 +128,77 @@ fn fresh_stamp() -> u64 {
 }
 
 impl Units {
-    /// The stamp of the units as they are now: equal stamps, equal units.
+    /// The stamp of the units as they are now: equal stamps, equal locations and faces.
     pub fn stamp(&self) -> u64 {
         self.stamp
+    }
+
+    /// Unit `i` to write: a new stamp, and its bit set for the board.
+    pub fn get_mut(&mut self, i: usize) -> &mut UnitState {
+        self.stamp = fresh_stamp();
+        if i < TRACKED {
+            *self.tracking.dirty[i / 64].get_mut() |= 1 << (i % 64);
+        } else {
+            *self.tracking.base.get_mut() = 0;
+        }
+        &mut self.list[i]
+    }
+
+    /// Every unit's marks to write. The board reads no mark, so the stamp stays.
+    pub fn marks_mut(&mut self) -> impl Iterator<Item = &mut Marks> {
+        self.list.iter_mut().map(|u| &mut u.marks)
+    }
+
+    /// The units written since the board linked to them as `base`
+    /// ([`Units::link`]) caught up with them: `None` unless they are still linked to it.
+    pub(crate) fn written_since(&self, base: u64) -> Option<impl Iterator<Item = usize> + '_> {
+        let linked = base != 0
+            && self.list.len() <= TRACKED
+            && self.tracking.base.load(Ordering::Relaxed) == base;
+        linked.then(|| {
+            self.tracking
+                .dirty
+                .iter()
+                .enumerate()
+                .flat_map(|(w, word)| {
+                    let mut bits = word.load(Ordering::Relaxed);
+                    std::iter::from_fn(move || {
+                        (bits != 0).then(|| {
+                            let b = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            w * 64 + b
+                        })
+                    })
+                })
+        })
+    }
+
+    /// Link these units to a board that has just caught up with them: a fresh base, which the
+    /// board keeps, and no unit written since. Only the board calls it, under its lock.
+    pub(crate) fn link(&self) -> u64 {
+        let base = fresh_stamp();
+        self.caught_up();
+        self.tracking.base.store(base, Ordering::Relaxed);
+        base
+    }
+
+    /// The board linked to these units has caught up with them: no unit written since.
+    pub(crate) fn caught_up(&self) {
+        for word in &self.tracking.dirty {
+            word.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A copy keeps the stamp (the same locations and faces) but not the link to a board: the
+/// original's board and the copy's go their own ways.
+impl Clone for Units {
+    fn clone(&self) -> Units {
+        Units {
+            list: self.list.clone(),
+            stamp: self.stamp,
+            tracking: Tracking::default(),
+        }
     }
 }
 
@@ -115,6 +207,7 @@ impl From<Vec<UnitState>> for Units {
         Units {
             list,
             stamp: fresh_stamp(),
+            tracking: Tracking::default(),
         }
     }
 }
@@ -133,10 +226,12 @@ impl std::ops::Deref for Units {
     }
 }
 
-/// Any mutable borrow may change a unit, so it takes a new stamp.
+/// Any mutable borrow of the whole vector may change any unit: a new stamp, and the link to
+/// the board dropped.
 impl std::ops::DerefMut for Units {
     fn deref_mut(&mut self) -> &mut Vec<UnitState> {
         self.stamp = fresh_stamp();
+        *self.tracking.base.get_mut() = 0;
         &mut self.list
     }
 }
@@ -362,7 +457,7 @@ impl State {
 
     /// Mutable state of unit `id`.
     pub fn unit_mut(&mut self, id: UnitId) -> &mut UnitState {
-        &mut self.units[id.index()]
+        self.units.get_mut(id.index())
     }
 
     /// Ids of the units in `hex`, in id order.
@@ -465,11 +560,45 @@ mod tests {
             assert!(!seen.contains(&a.stamp()), "write {i} takes a new stamp");
             seen.push(a.stamp());
         }
+        let now = a.stamp();
+        a.get_mut(2).loc = Loc::OffMap;
+        assert!(a.stamp() != now, "one unit written: a new stamp");
+        let now = a.stamp();
+        a.marks_mut().for_each(|m| m.attacked = true);
+        assert_eq!(
+            a.stamp(),
+            now,
+            "marks alone are not on the board: the same stamp"
+        );
+        assert!(a.iter().all(|u| u.marks.attacked));
         a = copy.clone();
         assert_eq!(
             a.stamp(),
             before,
             "units put back whole bring their own stamp"
         );
+    }
+
+    /// The units written one by one since the board linked to them are the ones it is told
+    /// of; a write through the whole vector, or a copy, unlinks them (`Tracking`).
+    #[test]
+    fn units_say_which_were_written_since_the_board_linked_to_them() {
+        let mut a = units();
+        assert!(a.written_since(0).is_none(), "no base: never linked");
+        let base = a.link();
+        assert_eq!(a.written_since(base).unwrap().count(), 0);
+        a.get_mut(2).reduced = true;
+        a.get_mut(0).marks.moved = true;
+        a.get_mut(2).loc = Loc::Eliminated;
+        assert_eq!(a.written_since(base).unwrap().collect::<Vec<_>>(), [0, 2]);
+        assert!(a.written_since(base + 1).is_none(), "another base");
+        assert!(
+            a.clone().written_since(base).is_none(),
+            "a copy is not linked"
+        );
+        a.caught_up();
+        assert_eq!(a.written_since(base).unwrap().count(), 0);
+        a[1].reduced = true;
+        assert!(a.written_since(base).is_none(), "written whole: unlinked");
     }
 }

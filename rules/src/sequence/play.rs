@@ -204,11 +204,11 @@ fn begin_phase(ctx: &mut Ctx<'_>, phase: Phase) {
     match phase {
         Phase::ChineseMovement | Phase::AlliedReaction | Phase::AlliedMovement => {
             let side = phasing_side(phase);
-            for (i, u) in ctx.st.units.iter_mut().enumerate() {
+            for (i, marks) in ctx.st.units.marks_mut().enumerate() {
                 if ctx.scn.counters.counters[i].side == side {
-                    u.marks.moved = false;
+                    marks.moved = false;
                     if phase != Phase::AlliedReaction {
-                        u.marks.moved_full = false;
+                        marks.moved_full = false;
                     }
                 }
             }
@@ -217,9 +217,9 @@ fn begin_phase(ctx: &mut Ctx<'_>, phase: Phase) {
             }
         }
         Phase::ChineseCombat | Phase::AlliedCombat => {
-            for u in &mut ctx.st.units {
-                u.marks.attacked = false;
-                u.marks.defended = false;
+            for marks in ctx.st.units.marks_mut() {
+                marks.attacked = false;
+                marks.defended = false;
             }
         }
         _ => {}
@@ -234,8 +234,8 @@ pub fn begin_turn(ctx: &mut Ctx<'_>, turn: u8) {
     ctx.st.withdrawal_rolled.clear();
     ctx.st.withdrawal_allowed.clear();
     ctx.st.big_guns.clear();
-    for u in &mut ctx.st.units {
-        u.marks.recovery_failed = false;
+    for marks in ctx.st.units.marks_mut() {
+        marks.recovery_failed = false;
     }
     ctx.emit(
         EventKind::TurnBegan { turn },
