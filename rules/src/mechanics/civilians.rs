@@ -50,14 +50,11 @@ pub fn escorted(board: &HexIndex, hex: Hex) -> bool {
 
 /// Whether all four civilian counters have been eliminated (15, 21).
 pub fn all_lost(scn: &Scenario, st: &State) -> bool {
-    let mut civilians = scn
-        .counters
-        .counters
-        .iter()
-        .filter(|c| c.kind == UnitKind::Civilian)
-        .peekable();
-    civilians.peek().is_some()
-        && civilians.all(|c| st.unit(c.id).loc == Loc::Eliminated && !st.absent.contains(&c.id))
+    let civilians = scn.counters.civilians();
+    !civilians.is_empty()
+        && civilians
+            .iter()
+            .all(|c| st.unit(*c).loc == Loc::Eliminated && !st.absent.contains(c))
 }
 
 #[cfg(test)]

@@ -175,6 +175,9 @@ pub struct Markers {
 pub struct CounterMix {
     pub counters: Vec<Counter>,
     pub markers: Markers,
+    /// The civilian counters (15), listed once: whether all are lost is asked after every
+    /// action (21), and finding four among every counter each time read the whole mix.
+    civilians: Vec<UnitId>,
 }
 
 /// Why the counters file was refused.
@@ -291,10 +294,21 @@ impl CounterMix {
         if leaders == 0 {
             return Err(CounterError::Syntax("the Allies need leaders (11)".into()));
         }
+        let civilians = counters
+            .iter()
+            .filter(|c| c.kind == UnitKind::Civilian)
+            .map(|c| c.id)
+            .collect();
         Ok(CounterMix {
             counters,
             markers: file.markers,
+            civilians,
         })
+    }
+
+    /// The civilian counters, in id order (15).
+    pub fn civilians(&self) -> &[UnitId] {
+        &self.civilians
     }
 
     /// The counter with this id.
@@ -341,6 +355,21 @@ mod tests {
 
     fn count(kind: UnitKind) -> usize {
         mix().counters.iter().filter(|c| c.kind == kind).count()
+    }
+
+    /// The civilians listed once are every civilian counter of the mix, in id order (15).
+    #[test]
+    fn the_civilians_listed_are_the_civilian_counters_15() {
+        let mix = mix();
+        let civilians: Vec<UnitId> = mix
+            .counters
+            .iter()
+            .filter(|c| c.kind == UnitKind::Civilian)
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(mix.civilians(), civilians.as_slice());
+        assert_eq!(civilians.len(), count(UnitKind::Civilian));
+        assert!(!civilians.is_empty());
     }
 
     #[test]
