@@ -94,7 +94,8 @@ struct ServeArgs {
     #[arg(long)]
     web_dir: Option<PathBuf>,
     /// Serve the benchmark routes: `GET /bench/echo`, a bare WebSocket echo for the load
-    /// generator, and `GET /bench/stages`, where accepted actions' time went.
+    /// generator, `GET /bench/durable-echo`, the same echo after one write through the store's
+    /// writer, and `GET /bench/stages`, where accepted actions' time went.
     #[arg(long)]
     bench_routes: bool,
     /// Frames a WebSocket may send per second (bursts of twice as many); raise it for bots.
@@ -445,6 +446,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(stages) = stages {
             let routes = siege::load::routes::bench(
                 stages,
+                server.writer(),
                 server.shutdown_token(),
                 server.socket_tracker(),
             );

@@ -1,5 +1,5 @@
 //! `siege load` against a real `siege serve` on port 0: a short run with a few tables, their
-//! spectators, the bare echo and the raw-SQLite baseline completes with zero errors and prints
+//! spectators, the bare and durable echoes and the raw-SQLite baseline completes with zero errors and prints
 //! a summary and one JSON line; `--seed-games` leaves unfinished games behind. No timing is
 //! asserted — only that the figures are there and the run was clean.
 
@@ -82,6 +82,21 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
     assert!(mean >= 1.0 && mean <= stages["max_batch"].as_f64().expect("max_batch"));
     assert!(report["echo_ms"]["count"].as_u64().is_some_and(|n| n > 0));
     assert!(report["rtt_p50_over_echo_p50"].is_number());
+    // The durable echo (GET /bench/durable-echo) beside it, and set beside probe + echo.
+    assert!(
+        report["durable_echo_ms"]["count"]
+            .as_u64()
+            .is_some_and(|n| n > 0),
+        "{text}"
+    );
+    assert!(
+        report["rtt_p50_over_durable_echo_p50"].is_number(),
+        "{text}"
+    );
+    assert!(
+        report["durable_echo_p50_over_probe_plus_echo_p50"].is_number(),
+        "{text}"
+    );
     assert!(report["sqlite"]["single_row_tx_per_s"].is_number());
     assert!(
         report["server_pid"].is_number(),
@@ -116,6 +131,8 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
     for line in [
         "round trip",
         "bare echo",
+        "durable echo",
+        "SQLite probe + bare echo",
         "fan-out",
         "errors       0",
         "player    patch",

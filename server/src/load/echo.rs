@@ -1,9 +1,13 @@
-//! The bare-echo baseline: sockets to `GET /bench/echo` (served with `siege serve
+//! The echo baselines: sockets to `GET /bench/echo` (served with `siege serve
 //! --bench-routes`) that send an action-sized frame and time its echo, throughout the same
 //! window as the games. The ratio of the game's round trip to this one is what compares across
 //! machines and across noisy runs: both pay the same kernel, loopback, WebSocket framing and
 //! scheduler costs at the same moment, and only the game pays for the rules, the store and the
 //! fan-out.
+//!
+//! The same sockets on `GET /bench/durable-echo` time the durable echo: the server echoes each
+//! frame only after one write through its own store writer, so that echo is the floor of a
+//! durable round trip — the server's commit path and the transport, with no game behind it.
 
 use super::stats::{Errors, Samples};
 use super::wire::{self, WireError};
@@ -25,6 +29,34 @@ fn payload(bytes: usize) -> String {
     p
 }
 
+/// Which echo a socket times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `GET /bench/echo`: the frame straight back.
+    Bare,
+    /// `GET /bench/durable-echo`: the frame back after one write through the server's store
+    /// writer.
+    Durable,
+}
+
+impl Route {
+    /// The route's path on the server.
+    pub fn path(self) -> &'static str {
+        match self {
+            Route::Bare => "/bench/echo",
+            Route::Durable => "/bench/durable-echo",
+        }
+    }
+
+    /// The prefix of this echo's error kinds in the report.
+    fn errors(self) -> &'static str {
+        match self {
+            Route::Bare => "echo",
+            Route::Durable => "durable_echo",
+        }
+    }
+}
+
 /// What the echo sockets measured.
 #[derive(Debug, Default)]
 pub struct EchoOutcome {
@@ -35,10 +67,11 @@ pub struct EchoOutcome {
     pub unavailable: bool,
 }
 
-/// Run `sockets` echo sockets from `start` to `deadline`, each sending one frame every
-/// `interval` (at once after the echo when `interval` is zero).
+/// Run `sockets` sockets on `route` of `api`'s server from `start` to `deadline`, each sending
+/// one frame every `interval` (at once after the echo when `interval` is zero).
 pub async fn run(
-    url: String,
+    api: wire::Api,
+    route: Route,
     sockets: usize,
     bytes: usize,
     interval: Duration,
@@ -46,6 +79,7 @@ pub async fn run(
     deadline: Instant,
 ) -> EchoOutcome {
     let payload = payload(bytes);
+    let url = api.ws_url(route.path());
     let mut tasks = Vec::new();
     for _ in 0..sockets {
         let (url, payload) = (url.clone(), payload.clone());
@@ -53,7 +87,7 @@ pub async fn run(
             let socket = wire::connect(&url).await;
             tokio::time::sleep_until(start).await;
             match socket {
-                Ok(s) => one(s, &payload, interval, deadline).await,
+                Ok(s) => one(s, route, &payload, interval, deadline).await,
                 // The server answered the upgrade with an HTTP response (404): no bench routes.
                 Err(WireError::Ws(tungstenite::Error::Http(_))) => EchoOutcome {
                     unavailable: true,
@@ -62,7 +96,7 @@ pub async fn run(
                 // Anything else (refused, out of file descriptors…) is an error of the run.
                 Err(e) => {
                     let mut out = EchoOutcome::default();
-                    out.errors.add(format!("echo_{}", e.kind()));
+                    out.errors.add(format!("{}_{}", route.errors(), e.kind()));
                     out
                 }
             }
@@ -84,29 +118,30 @@ pub async fn run(
 
 async fn one(
     mut socket: wire::Socket,
+    route: Route,
     payload: &str,
     interval: Duration,
     deadline: Instant,
 ) -> EchoOutcome {
     let mut out = EchoOutcome::default();
+    let kind = |what: &str| format!("{}_{what}", route.errors());
     let mut next = Instant::now();
     while next < deadline {
         tokio::time::sleep_until(next).await;
         let sent = Instant::now();
         if let Err(e) = socket.send(Message::text(payload)).await {
-            out.errors
-                .add(format!("echo_{}", WireError::from(e).kind()));
+            out.errors.add(kind(&WireError::from(e).kind()));
             break;
         }
         match tokio::time::timeout(Duration::from_secs(30), wire::next_text(&mut socket)).await {
             Ok(Ok(t)) if t.as_str() == payload => out.rtt.record(sent.elapsed()),
-            Ok(Ok(_)) => out.errors.add("echo_mismatch"),
+            Ok(Ok(_)) => out.errors.add(kind("mismatch")),
             Ok(Err(e)) => {
-                out.errors.add(format!("echo_{}", e.kind()));
+                out.errors.add(kind(&e.kind()));
                 break;
             }
             Err(_) => {
-                out.errors.add("echo_timeout");
+                out.errors.add(kind("timeout"));
                 break;
             }
         }

@@ -3,8 +3,9 @@
 //! own WebSockets), waits until every one is connected, then lets them play random legal
 //! actions for `--duration` seconds with `--think-ms` of thinking before each action. A game
 //! that ends is replaced by a new one at the same table. In the same window it times the
-//! server's bare WebSocket echo, samples the server's memory, and afterwards measures raw
-//! SQLite on the same machine — so that every figure has its baselines beside it.
+//! server's bare WebSocket echo and its durable echo (the same echo after one write through the
+//! server's store writer), samples the server's memory, and afterwards measures raw SQLite on
+//! the same machine — so that every figure has its baselines beside it.
 //!
 //! `--seed-games N` instead creates N unfinished games of `--seed-actions` actions each (for
 //! timing start-up with many games in the database), and `--touch-games N` times the first
@@ -30,6 +31,9 @@ use std::time::Duration;
 use table::{Outcome, Plan};
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
+
+/// Sockets timing each echo, bare and durable, unless told otherwise.
+const ECHO_SOCKETS: usize = 2;
 
 /// The flags of `siege load`.
 #[derive(Clone, Debug, clap::Args)]
@@ -65,12 +69,18 @@ pub struct LoadArgs {
     #[arg(long)]
     pub server_pid: Option<u32>,
     /// Sockets timing the bare echo (`GET /bench/echo`, `siege serve --bench-routes`).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = ECHO_SOCKETS)]
     pub echo_sockets: usize,
-    /// Bytes of the echoed frame (default: an action frame's ~80; a state frame is ~26,000).
+    /// Sockets timing the durable echo (`GET /bench/durable-echo`, `siege serve
+    /// --bench-routes`): each frame echoed after one write through the server's store writer
+    /// (0: none).
+    #[arg(long, default_value_t = ECHO_SOCKETS)]
+    pub durable_echo_sockets: usize,
+    /// Bytes of the echoed frame, bare and durable (default: an action frame's ~80; a state
+    /// frame is ~26,000).
     #[arg(long, default_value_t = 0)]
     pub echo_bytes: usize,
-    /// Milliseconds between one echo socket's frames.
+    /// Milliseconds between one echo socket's frames, bare and durable.
     #[arg(long, default_value_t = 10)]
     pub echo_interval_ms: u64,
     /// HTTP requests and WebSocket connects in flight at once while setting up.
@@ -184,14 +194,20 @@ async fn play(
     );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
-    let echo = tokio::spawn(echo::run(
-        plan.api.ws_url("/bench/echo"),
-        args.echo_sockets,
-        args.echo_bytes,
-        Duration::from_millis(args.echo_interval_ms),
-        start,
-        deadline,
-    ));
+    let echo_on = |route: echo::Route, sockets: usize| {
+        tokio::spawn(echo::run(
+            plan.api.clone(),
+            route,
+            sockets,
+            args.echo_bytes,
+            Duration::from_millis(args.echo_interval_ms),
+            start,
+            deadline,
+        ))
+    };
+    let echo = echo_on(echo::Route::Bare, args.echo_sockets);
+    let durable_echo = (args.durable_echo_sockets > 0)
+        .then(|| echo_on(echo::Route::Durable, args.durable_echo_sockets));
     let sampler = pid.map(|pid| tokio::spawn(sample_rss(pid, deadline)));
     let probe = (args.sqlite_probe_ms > 0).then(|| {
         let dir = args.sqlite_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -217,11 +233,16 @@ async fn play(
             .map(|(a, b)| stats::round3(a - b)),
     };
     report.server_stages = plan.api.stages().await;
-    let echo = echo.await.unwrap_or_else(|_| {
+    let lost = |_| {
         let mut lost = echo::EchoOutcome::default();
         lost.errors.add("task_panicked");
         lost
-    });
+    };
+    let echo = echo.await.unwrap_or_else(lost);
+    let durable_echo = match durable_echo {
+        Some(task) => Some(task.await.unwrap_or_else(lost)),
+        None => None,
+    };
     if let Some(s) = sampler {
         report.rss_kib.peak = s.await.ok().flatten();
     }
@@ -235,7 +256,7 @@ async fn play(
             Err(_) => outcome.errors.add("task_panicked"),
         }
     }
-    report.record(outcome, Some(echo));
+    report.record(outcome, Some(echo), durable_echo);
     report.compare_commits();
 }
 
@@ -330,7 +351,7 @@ async fn seed_games(
     }
     let outcome = gather(workers).await;
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
-    report.record(outcome, None);
+    report.record(outcome, None, None);
 }
 
 /// `--touch-games`: the first touch of `n` unfinished games, one at a time.

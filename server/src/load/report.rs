@@ -61,6 +61,13 @@ pub struct Report {
     pub echo_ms: Option<Summary>,
     pub rtt_p50_over_echo_p50: Option<f64>,
     pub rtt_p99_over_echo_p99: Option<f64>,
+    /// The durable echo in the same window: each frame echoed after one write through the
+    /// server's store writer (`GET /bench/durable-echo`).
+    pub durable_echo_ms: Option<Summary>,
+    pub rtt_p50_over_durable_echo_p50: Option<f64>,
+    /// The durable echo's p50 over the SQLite probe's p50 plus the bare echo's p50: what the
+    /// server's commit path and one echo cost beyond a raw commit and a raw echo.
+    pub durable_echo_p50_over_probe_plus_echo_p50: Option<f64>,
     /// A spectator's receipt of a state minus the acting player's receipt of it (0 if earlier).
     pub fanout_ms: Summary,
     pub fanout_unmatched: u64,
@@ -92,6 +99,9 @@ pub struct Report {
     pub spectator_frame_bytes: BTreeMap<String, SizeSummary>,
     #[serde(skip)]
     error_counts: Errors,
+    /// The durable echo was asked for and the server does not serve it.
+    #[serde(skip)]
+    durable_echo_unavailable: bool,
 }
 
 impl Report {
@@ -121,6 +131,9 @@ impl Report {
             echo_ms: None,
             rtt_p50_over_echo_p50: None,
             rtt_p99_over_echo_p99: None,
+            durable_echo_ms: None,
+            rtt_p50_over_durable_echo_p50: None,
+            durable_echo_p50_over_probe_plus_echo_p50: None,
             fanout_ms: Summary::default(),
             fanout_unmatched: 0,
             games_started: 0,
@@ -140,6 +153,7 @@ impl Report {
             player_frame_bytes: BTreeMap::new(),
             spectator_frame_bytes: BTreeMap::new(),
             error_counts: Errors::default(),
+            durable_echo_unavailable: false,
         }
     }
 
@@ -150,8 +164,13 @@ impl Report {
         self.error_kinds = self.error_counts.kinds().clone();
     }
 
-    /// Fill in what the tables (and the echo sockets) measured.
-    pub(super) fn record(&mut self, mut o: Outcome, echo: Option<EchoOutcome>) {
+    /// Fill in what the tables (and the bare and durable echo sockets) measured.
+    pub(super) fn record(
+        &mut self,
+        mut o: Outcome,
+        echo: Option<EchoOutcome>,
+        durable_echo: Option<EchoOutcome>,
+    ) {
         self.actions = o.actions;
         if self.elapsed_s > 0.0 {
             self.actions_per_s = round3(o.actions as f64 / self.elapsed_s);
@@ -174,10 +193,22 @@ impl Report {
                 tracing::warn!("no bare echo: start the server with --bench-routes");
             } else {
                 let e = echo.rtt.summary();
-                let ratio = |a: f64, b: f64| (b > 0.0).then(|| round3(a / b));
                 self.rtt_p50_over_echo_p50 = ratio(self.rtt_ms.p50, e.p50);
                 self.rtt_p99_over_echo_p99 = ratio(self.rtt_ms.p99, e.p99);
                 self.echo_ms = Some(e);
+            }
+            self.error_counts.merge(echo.errors);
+        }
+        if let Some(mut echo) = durable_echo {
+            if echo.unavailable {
+                tracing::warn!(
+                    "no durable echo: start a server of this version or later with --bench-routes"
+                );
+                self.durable_echo_unavailable = true;
+            } else {
+                let e = echo.rtt.summary();
+                self.rtt_p50_over_durable_echo_p50 = ratio(self.rtt_ms.p50, e.p50);
+                self.durable_echo_ms = Some(e);
             }
             self.error_counts.merge(echo.errors);
         }
@@ -191,7 +222,8 @@ impl Report {
         self.error_kinds = self.error_counts.kinds().clone();
     }
 
-    /// Put the server's commit times beside the probe's (once both are in).
+    /// Put the server's commit times beside the probe's, and the durable echo beside the probe
+    /// and the bare echo together (once all are in).
     pub(super) fn compare_commits(&mut self) {
         if let (Some(stages), Some(probe)) = (&self.server_stages, &self.sqlite_probe_ms)
             && probe.p50 > 0.0
@@ -199,7 +231,21 @@ impl Report {
         {
             self.commit_p50_over_probe_p50 = Some(round3(stages.commit_ms.p50 / probe.p50));
         }
+        if let (Some(durable), Some(probe), Some(echo)) =
+            (&self.durable_echo_ms, &self.sqlite_probe_ms, &self.echo_ms)
+            && durable.count > 0
+            && probe.count > 0
+            && echo.count > 0
+        {
+            self.durable_echo_p50_over_probe_plus_echo_p50 =
+                ratio(durable.p50, probe.p50 + echo.p50);
+        }
     }
+}
+
+/// `a / b` to three places, if `b` is positive.
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| round3(a / b))
 }
 
 /// The 1-minute load average, where `/proc/loadavg` can be read.
@@ -261,6 +307,27 @@ impl fmt::Display for Report {
             }
             None => {}
         }
+        match &self.durable_echo_ms {
+            Some(e) => {
+                writeln!(f, "  durable echo {e}")?;
+                write!(
+                    f,
+                    "  ratio        p50 {:.2}x the durable echo",
+                    self.rtt_p50_over_durable_echo_p50.unwrap_or(0.0)
+                )?;
+                if let Some(r) = self.durable_echo_p50_over_probe_plus_echo_p50 {
+                    write!(f, "; durable echo p50 {r:.2}x SQLite probe + bare echo")?;
+                }
+                writeln!(f)?;
+            }
+            None if self.durable_echo_unavailable => {
+                writeln!(
+                    f,
+                    "  durable echo unavailable (serve this version or later with --bench-routes)"
+                )?;
+            }
+            None => {}
+        }
         if self.fanout_ms.count > 0 {
             writeln!(f, "  fan-out      {}", self.fanout_ms)?;
         }
@@ -319,5 +386,106 @@ impl fmt::Display for Report {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::stats::Samples;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        load: LoadArgs,
+    }
+
+    /// Samples of `ms` milliseconds each.
+    fn samples(ms: &[u32]) -> Samples {
+        let mut s = Samples::new();
+        for m in ms {
+            s.record_micros(m * 1000);
+        }
+        s
+    }
+
+    fn echo(ms: &[u32]) -> EchoOutcome {
+        EchoOutcome {
+            rtt: samples(ms),
+            ..EchoOutcome::default()
+        }
+    }
+
+    fn played(durable: Option<EchoOutcome>, probe: Option<Summary>) -> Report {
+        let args = Cli::parse_from(["load"]).load;
+        assert_eq!(
+            args.durable_echo_sockets, args.echo_sockets,
+            "the same default"
+        );
+        let mut report = Report::new(&args, None);
+        report.sqlite_probe_ms = probe;
+        let outcome = Outcome {
+            rtt: samples(&[6, 6, 6]),
+            actions: 3,
+            ..Outcome::default()
+        };
+        report.record(outcome, Some(echo(&[1, 1, 1])), durable);
+        report.compare_commits();
+        report
+    }
+
+    #[test]
+    fn the_durable_echo_is_reported_beside_the_bare_echo_and_the_probe() {
+        let probe = samples(&[2, 2, 2]).summary();
+        let report = played(Some(echo(&[4, 4, 4])), Some(probe));
+        assert_eq!(report.durable_echo_ms.map(|d| d.p50), Some(4.0));
+        assert_eq!(report.rtt_p50_over_durable_echo_p50, Some(1.5));
+        // 4 / (2 + 1)
+        assert_eq!(
+            report.durable_echo_p50_over_probe_plus_echo_p50,
+            Some(1.333)
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["durable_echo_ms"]["p50"], 4.0);
+        assert_eq!(json["rtt_p50_over_durable_echo_p50"], 1.5);
+        assert_eq!(json["durable_echo_p50_over_probe_plus_echo_p50"], 1.333);
+        let text = report.to_string();
+        assert!(
+            text.contains("  durable echo p50 4.000 ms"),
+            "durable echo line missing from\n{text}"
+        );
+        assert!(
+            text.contains(
+                "p50 1.50x the durable echo; durable echo p50 1.33x SQLite probe + bare echo"
+            ),
+            "durable echo ratios missing from\n{text}"
+        );
+
+        // Without the probe there is no probe + echo to compare with.
+        let report = played(Some(echo(&[4, 4, 4])), None);
+        assert_eq!(report.durable_echo_p50_over_probe_plus_echo_p50, None);
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["durable_echo_p50_over_probe_plus_echo_p50"].is_null());
+        assert!(report.to_string().contains("p50 1.50x the durable echo\n"));
+    }
+
+    #[test]
+    fn a_durable_echo_not_served_is_unavailable_and_one_not_asked_for_is_not_mentioned() {
+        let unavailable = EchoOutcome {
+            unavailable: true,
+            ..EchoOutcome::default()
+        };
+        let report = played(Some(unavailable), None);
+        assert_eq!(report.durable_echo_ms, None);
+        assert_eq!(report.rtt_p50_over_durable_echo_p50, None);
+        assert!(serde_json::to_value(&report).unwrap()["durable_echo_ms"].is_null());
+        let text = report.to_string();
+        assert!(text.contains("durable echo unavailable"), "{text}");
+        assert_eq!(report.errors, 0);
+
+        let text = played(None, None).to_string();
+        assert!(!text.contains("durable echo"), "{text}");
+        assert!(text.contains("bare echo"), "{text}");
     }
 }

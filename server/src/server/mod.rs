@@ -483,6 +483,12 @@ impl Server {
         self.state.games.clone()
     }
 
+    /// The store's writer, through which every action is committed (for the benchmark
+    /// routes' durable echo, which writes through it too).
+    pub fn writer(&self) -> Writer {
+        self.writer.clone()
+    }
+
     /// The tracker of every socket: shutdown waits for the sockets it tracks.
     pub fn socket_tracker(&self) -> TaskTracker {
         self.state.sockets.clone()
