@@ -266,10 +266,10 @@ mod tests {
     /// action whose commit failed is sent again, and once the store writes the game plays on.
     #[tokio::test]
     async fn a_bot_game_plays_on_after_its_commits_failed_for_a_while() {
-        use crate::games::{Games, GamesConfig, NewGameRequest};
+        use crate::games::{Games, GamesConfig};
         use crate::store::scratch::{Kind, Scratch};
         use crate::store::writer::Writer;
-        use crate::store::{Access, Db, Store};
+        use crate::store::{Db, Store};
         let dir = Scratch::new(Kind::Sqlite, "bot-retry").await;
         let store = Store::open(&dir.url).await.unwrap();
         let (writer, _task) = Writer::start(store.clone());
@@ -282,34 +282,8 @@ mod tests {
             ..GamesConfig::default()
         };
         let games = Games::for_tests(&store, &writer, config);
-        let id = games
-            .create(NewGameRequest {
-                side: Side::Allied,
-                name: "retry".into(),
-                position: None,
-                creator: None,
-                opponent: Some(Level::Easy),
-                own_bot: Some(Level::Easy),
-                access: Access {
-                    invite_hash: None,
-                    guests: true,
-                },
-                account: None,
-                time_control: siege_protocol::TimeControl::None,
-            })
-            .await
-            .unwrap()
-            .id;
-        let grows = async |than: u64| {
-            for _ in 0..3000 {
-                let len = store.log_len(id).await.unwrap();
-                if len > than {
-                    return len;
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            panic!("the log stayed at {than} entries for 30 s");
-        };
+        let id = crate::games::testing::create(&games, "retry", true).await;
+        let grows = |than| crate::games::testing::log_grows(&store, id, than);
         let before = grows(2).await;
         let Db::Sqlite(pool) = store.pool() else {
             panic!("a SQLite store")

@@ -225,11 +225,11 @@ impl Games {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{GamesConfig, NewGameRequest};
+    use crate::games::GamesConfig;
     use crate::rules::Action;
     use crate::store::scratch::{Kind, Scratch, on_both};
     use crate::store::writer::Writer;
-    use crate::store::{Access, Store, StoreError};
+    use crate::store::{Store, StoreError};
     use siege_protocol::Side;
 
     on_both!(
@@ -299,28 +299,9 @@ mod tests {
         }
     }
 
-    /// A new game on `games`: the creator takes the Allied seat, unless `bots` seats a computer
-    /// in each seat (`opponents`).
+    /// A new game on `games` (`testing::create`).
     async fn create(games: &Games, bots: bool) -> Uuid {
-        let level = bots.then_some(siege_bots::Level::Easy);
-        games
-            .create(NewGameRequest {
-                side: Side::Allied,
-                name: "leased".into(),
-                position: None,
-                creator: None,
-                opponent: level,
-                own_bot: level,
-                access: Access {
-                    invite_hash: None,
-                    guests: true,
-                },
-                account: None,
-                time_control: siege_protocol::TimeControl::None,
-            })
-            .await
-            .unwrap()
-            .id
+        crate::games::testing::create(games, "leased", bots).await
     }
 
     /// Whether the task behind `handle` stops within 30 s — generous: a commit's fsync can
@@ -335,17 +316,7 @@ mod tests {
         false
     }
 
-    /// Wait until game `id` has more than `than` entries in its log, for at most 30 s.
-    async fn log_grows(store: &Store, id: Uuid, than: u64) -> u64 {
-        for _ in 0..3000 {
-            let len = store.log_len(id).await.unwrap();
-            if len > than {
-                return len;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("game {id} stayed at {than} entries");
-    }
+    use crate::games::testing::log_grows;
 
     /// Several nodes (docs/scaling.md, "Leases, fencing and failover"): node A runs a game,
     /// stalls past its lease (it renews nothing here), and node B takes the game over. A's next

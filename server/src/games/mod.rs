@@ -25,6 +25,8 @@ mod expiry;
 mod frames;
 mod handle;
 mod task;
+#[cfg(test)]
+mod testing;
 pub mod tokens;
 
 pub use frames::{Snapshot, Update, events_frame};
