@@ -47,9 +47,12 @@ export async function accountChecks(browser, base) {
     await host.waitForSelector('#seek-guests-opt:not([hidden])');
     assert(!(await host.isChecked('#seek-guests')), 'guests are not let in unless asked');
     await host.fill('#game-name', 'Members seek');
-    await host.click('#create-game');
-    await host.waitForFunction(() => fetch('/api/games?status=open').then((r) => r.json())
-      .then((games) => games.some((g) => g.name === 'Members seek')));
+    // The game exists once its POST is answered. (A waitForFunction whose predicate returns a
+    // promise does not wait: the promise itself is truthy — this raced the POST once in CI.)
+    await Promise.all([
+      host.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/games'),
+      host.click('#create-game'),
+    ]);
     const games = await host.evaluate(() => fetch('/api/games?status=open').then((r) => r.json()));
     const seek = games.find((g) => g.name === 'Members seek');
     assert(seek?.visibility === 'public' && seek.guests === false, `a seek for members: ${JSON.stringify(seek)}`);
