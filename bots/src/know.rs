@@ -46,7 +46,8 @@ impl MapInfo {
             .map(|(h, _)| field(scn, &ground_of, &[*h], true))
             .collect();
         let edge: Vec<Hex> = siege_rules::entry::perimeter()
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|h| ground_of(*h) != Ground::Canal)
             .collect();
         let from_edge = field(scn, &ground_of, &edge, false);

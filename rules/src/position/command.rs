@@ -50,9 +50,9 @@ pub fn in_command(scn: &Scenario, st: &State, board: &HexIndex, u: UnitId) -> bo
     };
     let leaders: Vec<(Hex, &Counter)> = scn
         .counters
-        .counters
+        .leaders()
         .iter()
-        .filter(|l| l.kind == UnitKind::Leader)
+        .map(|&l| scn.counters.get(l))
         .filter_map(|l| st.unit(l.id).hex().map(|h| (h, l)))
         .filter(|(h, l)| h.distance(start) <= radius(c, l))
         .collect();

@@ -178,6 +178,9 @@ pub struct CounterMix {
     /// The civilian counters (15), listed once: whether all are lost is asked after every
     /// action (21), and finding four among every counter each time read the whole mix.
     civilians: Vec<UnitId>,
+    /// The leaders (11), listed once for the same reason: command control (11.2) looks for
+    /// them for every Allied unit at the start of each Allied movement phase.
+    leaders: Vec<UnitId>,
 }
 
 /// Why the counters file was refused.
@@ -294,21 +297,30 @@ impl CounterMix {
         if leaders == 0 {
             return Err(CounterError::Syntax("the Allies need leaders (11)".into()));
         }
-        let civilians = counters
-            .iter()
-            .filter(|c| c.kind == UnitKind::Civilian)
-            .map(|c| c.id)
-            .collect();
+        let of_kind = |kind: UnitKind| -> Vec<UnitId> {
+            counters
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| c.id)
+                .collect()
+        };
+        let (civilians, leaders) = (of_kind(UnitKind::Civilian), of_kind(UnitKind::Leader));
         Ok(CounterMix {
             counters,
             markers: file.markers,
             civilians,
+            leaders,
         })
     }
 
     /// The civilian counters, in id order (15).
     pub fn civilians(&self) -> &[UnitId] {
         &self.civilians
+    }
+
+    /// The leaders, in id order (11).
+    pub fn leaders(&self) -> &[UnitId] {
+        &self.leaders
     }
 
     /// The counter with this id.
@@ -357,19 +369,25 @@ mod tests {
         mix().counters.iter().filter(|c| c.kind == kind).count()
     }
 
-    /// The civilians listed once are every civilian counter of the mix, in id order (15).
+    /// The civilians and the leaders listed once are every civilian and every leader counter
+    /// of the mix, in id order (15, 11).
     #[test]
-    fn the_civilians_listed_are_the_civilian_counters_15() {
+    fn the_civilians_and_leaders_listed_are_those_counters_15_11() {
         let mix = mix();
-        let civilians: Vec<UnitId> = mix
-            .counters
-            .iter()
-            .filter(|c| c.kind == UnitKind::Civilian)
-            .map(|c| c.id)
-            .collect();
-        assert_eq!(mix.civilians(), civilians.as_slice());
-        assert_eq!(civilians.len(), count(UnitKind::Civilian));
-        assert!(!civilians.is_empty());
+        for (kind, listed) in [
+            (UnitKind::Civilian, mix.civilians()),
+            (UnitKind::Leader, mix.leaders()),
+        ] {
+            let all: Vec<UnitId> = mix
+                .counters
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| c.id)
+                .collect();
+            assert_eq!(listed, all.as_slice(), "{kind:?}");
+            assert_eq!(all.len(), count(kind));
+            assert!(!all.is_empty(), "{kind:?}");
+        }
     }
 
     #[test]
