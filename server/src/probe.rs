@@ -13,8 +13,11 @@ use std::time::Duration;
 pub struct ActionTiming {
     /// Checking and applying the action (the rules).
     pub apply: Duration,
-    /// Serializing its events and the new state, and hashing the state.
+    /// Serializing the log entry (the action, its events) and hashing the state.
     pub encode: Duration,
+    /// Building the new state's frames (its view, its legal actions, the patches and player
+    /// frames the connections asked of the last action), done while the commit is in flight.
+    pub frame: Duration,
     /// From handing the entry to the writer until its commit was confirmed.
     pub store: Duration,
 }

@@ -401,6 +401,14 @@ pub struct Update {
     patches: [OnceLock<Utf8Bytes>; 3],
 }
 
+/// Which of an [`Update`]'s shared frames were built: the players' full states (Allied,
+/// Chinese) and each reader's patch (Allied, Chinese, spectator).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Asked {
+    players: [bool; 2],
+    patches: [bool; 3],
+}
+
 impl Update {
     pub fn new(seq: u64, events: Utf8Bytes, state: Arc<Snapshot>, prev: Arc<Snapshot>) -> Update {
         Update {
@@ -411,6 +419,33 @@ impl Update {
             players: [OnceLock::new(), OnceLock::new()],
             common_ops: OnceLock::new(),
             patches: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+        }
+    }
+
+    /// Which of this update's shared frames the connections have asked for so far.
+    pub fn asked(&self) -> Asked {
+        Asked {
+            players: self.players.each_ref().map(|f| f.get().is_some()),
+            patches: self.patches.each_ref().map(|f| f.get().is_some()),
+        }
+    }
+
+    /// Build now the frames `asked` names. A game task calls this with what the connections
+    /// asked of its previous update, while the action's commit is in flight: the frames a
+    /// reader will want are then ready when the commit is confirmed, instead of being built
+    /// by the first connection after it — on the round trip. What no connection asked for is
+    /// still built on demand, by the first that needs it.
+    pub fn prepare(&self, asked: Asked) {
+        for (you, wanted) in [You::Allied, You::Chinese].into_iter().zip(asked.players) {
+            if wanted {
+                let _ = self.state_frame(you);
+            }
+        }
+        let readers = [You::Allied, You::Chinese, You::Spectator];
+        for (you, wanted) in readers.into_iter().zip(asked.patches) {
+            if wanted {
+                let _ = self.patch(you);
+            }
         }
     }
 
@@ -709,6 +744,61 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// What the connections asked of one update is what the next one builds before it is
+    /// sent (the game task does it while the commit is in flight), and what nobody asked for
+    /// is left to be built on demand.
+    #[test]
+    fn an_update_builds_ahead_the_frames_asked_of_the_one_before() {
+        let mut updates = Vec::new();
+        play(5, 4, |_, seq, snap, prev| {
+            if let Some(p) = prev {
+                let update = Update::new(
+                    seq,
+                    events_frame(seq, "allied", "[]"),
+                    snap.clone(),
+                    p.clone(),
+                );
+                updates.push(update);
+            }
+        });
+        let [first, second, third] = &updates[..] else {
+            panic!("three updates, got {}", updates.len())
+        };
+        assert_eq!(first.asked(), Asked::default(), "nothing asked yet");
+        let allied_patch = first.patch(You::Allied).unwrap();
+        let chinese_state = first.state_frame(You::Chinese);
+        let asked = first.asked();
+        assert_eq!(
+            asked,
+            Asked {
+                players: [false, true],
+                patches: [true, false, false],
+            }
+        );
+        second.prepare(asked);
+        assert_eq!(
+            second.asked(),
+            asked,
+            "built ahead: exactly what was asked before"
+        );
+        assert_eq!(
+            second.patch(You::Allied).unwrap(),
+            second.compute_patch(You::Allied)
+        );
+        assert_eq!(
+            second.state_frame(You::Chinese),
+            second.state.frame(You::Chinese)
+        );
+        third.prepare(Asked::default());
+        assert_eq!(
+            third.asked(),
+            Asked::default(),
+            "nothing built that nobody asked for"
+        );
+        assert_ne!(allied_patch, second.patch(You::Allied).unwrap());
+        assert_ne!(chinese_state, second.state_frame(You::Chinese));
     }
 
     /// Every reader's patch, applied to its previous state frame, gives its new state frame —

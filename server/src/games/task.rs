@@ -117,6 +117,14 @@ pub(crate) struct GameTask {
     abandon_after: Option<Duration>,
     /// See [`Progress::fence`].
     fence: Option<i64>,
+    /// The last update sent: the frames its connections asked of it are built for the next
+    /// one while that one's commit is in flight (see [`Update::prepare`]). The broadcast
+    /// channel keeps it alive anyway.
+    last_update: Option<Arc<Update>>,
+    /// Why this task must stop: an action was committed but its frames could not be built,
+    /// so the task no longer matches what its connections can be sent. The game is loaded
+    /// again, from its log, on its next touch.
+    broken: Option<String>,
 }
 
 /// The index of `side` in per-side arrays.
@@ -173,6 +181,8 @@ impl GameTask {
             present: [Arc::default(), Arc::default()],
             abandon_after,
             fence: progress.fence,
+            last_update: None,
+            broken: None,
         })
     }
 
@@ -331,6 +341,10 @@ impl GameTask {
                     tracing::warn!(game = %self.id, "the game's lease was taken by another node: stopping here");
                     return false;
                 }
+                if let Some(why) = &self.broken {
+                    tracing::error!(game = %self.id, "stopping the game task: {why}");
+                    return false;
+                }
                 self.show_bots();
             }
             Command::TakeSeat {
@@ -465,12 +479,19 @@ impl GameTask {
                     self.status = GameStatus::Finished;
                     tracing::info!(game = %self.id, seq = self.seq, "game over");
                 }
-                let _ = self.updates.send(Arc::new(update));
+                let update = Arc::new(update);
+                self.last_update = Some(update.clone());
+                let _ = self.updates.send(update);
                 if clock_moved {
                     self.announce_clock();
                 }
                 self.hand_over(side);
                 Ok(())
+            }
+            Err(e) if self.broken.is_some() => {
+                // Committed: the state stays as applied, and the task stops (see `broken`).
+                tracing::error!(game = %self.id, seq, error = %e, "action committed but not framed");
+                Err(e)
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
@@ -525,10 +546,13 @@ impl GameTask {
         GameError::Rule(e)
     }
 
-    /// Serialize everything first, then append; the update is what the connections get, and
-    /// the flag says whether a snapshot was stored with the action.
+    /// Serialize the log entry, hand it to the writer, build the frames while the disk
+    /// syncs, then wait for the commit; the update is what the connections get, and the flag
+    /// says whether a snapshot was stored with the action. Nothing is sent before the commit
+    /// is confirmed (PROTOCOL.md: durable before anyone sees an action): building the frames
+    /// during the commit only takes their cost off the round trip.
     async fn commit(
-        &self,
+        &mut self,
         side: Side,
         action: &Action,
         events: &[crate::rules::Event],
@@ -539,7 +563,7 @@ impl GameTask {
         let started = Instant::now();
         let seq = self.seq + 1;
         let events = events_json(events).map_err(internal)?;
-        let state = Snapshot::next(&self.game, seq, Some(&self.snapshot)).map_err(internal)?;
+        let events_frame = events_frame(seq, side.as_str(), &events);
         let finished = self
             .game
             .result()
@@ -564,7 +588,7 @@ impl GameTask {
             seq,
             side,
             action: serde_json::to_string(action).map_err(internal)?,
-            events: events.clone(),
+            events,
             state_hash: hex::encode(self.game.state_hash_v(self.version)),
             turn: st.turn,
             phase: st.phase(),
@@ -576,19 +600,41 @@ impl GameTask {
             fence: self.fence,
         };
         let encoded = started.elapsed();
-        self.writer.append(entry).await?;
+        let pending = self.writer.submit(entry).await?;
+        // Let the writer take the entry and start its commit before the frames are built, so
+        // that building them overlaps the disk's sync (the writer's task was woken onto this
+        // thread and would otherwise wait for this one to block).
+        tokio::task::yield_now().await;
+        let framing = Instant::now();
+        let asked = self
+            .last_update
+            .as_ref()
+            .map(|u| u.asked())
+            .unwrap_or_default();
+        let framed = Snapshot::next(&self.game, seq, Some(&self.snapshot)).map(|state| {
+            let update = Update::new(seq, events_frame, Arc::new(state), self.snapshot.clone());
+            update.prepare(asked);
+            update
+        });
+        let framed_in = framing.elapsed();
+        let committed = pending.committed().await;
         self.probe.action(ActionTiming {
             apply: applied,
             encode: encoded,
+            frame: framed_in,
             store: started.elapsed() - encoded,
         });
+        committed?;
+        let update = match framed {
+            Ok(update) => update,
+            Err(e) => {
+                let why =
+                    format!("action {seq} was committed, but its state would not serialize: {e}");
+                self.broken = Some(why.clone());
+                return Err(GameError::Internal(why));
+            }
+        };
         tracing::debug!(game = %self.id, seq, side = side.as_str(), action = action.kind(), "accepted");
-        let update = Update::new(
-            seq,
-            events_frame(seq, side.as_str(), &events),
-            Arc::new(state),
-            self.snapshot.clone(),
-        );
         Ok((update, snapshotted))
     }
 

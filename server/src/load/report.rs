@@ -365,6 +365,7 @@ impl fmt::Display for Report {
         if let Some(s) = &self.server_stages {
             writeln!(f, "  server: rules    {}", s.apply_ms)?;
             writeln!(f, "          encode   {}", s.encode_ms)?;
+            writeln!(f, "          frames   {}  (during the commit)", s.frame_ms)?;
             writeln!(f, "          store    {}", s.store_ms)?;
             writeln!(
                 f,

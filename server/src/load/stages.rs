@@ -22,6 +22,7 @@ pub struct StageTimes(Mutex<Stages>);
 struct Stages {
     apply: Samples,
     encode: Samples,
+    frame: Samples,
     store: Samples,
     commit: Samples,
     /// Actions committed, over all transactions, and the largest transaction.
@@ -34,8 +35,11 @@ struct Stages {
 pub struct StagesReport {
     /// Rules: checking and applying the action.
     pub apply_ms: Summary,
-    /// Serializing the events, the new state's frame and legal actions, and hashing the state.
+    /// Serializing the log entry (the action, its events) and hashing the state.
     pub encode_ms: Summary,
+    /// Building the new state's frames while the commit is in flight (part of `store_ms`).
+    #[serde(default)]
+    pub frame_ms: Summary,
     /// From handing the entry to the writer until its commit was confirmed.
     pub store_ms: Summary,
     /// One transaction of the writer.
@@ -51,12 +55,14 @@ impl StageTimes {
         f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// One accepted action's time in the rules, in serialization and waiting for the store.
-    pub fn action(&self, apply: Duration, encode: Duration, store: Duration) {
+    /// One accepted action's time in the rules, in serialization, in building its frames and
+    /// waiting for the store.
+    pub fn action(&self, t: ActionTiming) {
         self.with(|s| {
-            s.apply.record(apply);
-            s.encode.record(encode);
-            s.store.record(store);
+            s.apply.record(t.apply);
+            s.encode.record(t.encode);
+            s.frame.record(t.frame);
+            s.store.record(t.store);
         });
     }
 
@@ -78,6 +84,7 @@ impl StageTimes {
         StagesReport {
             apply_ms: s.apply.summary(),
             encode_ms: s.encode.summary(),
+            frame_ms: s.frame.summary(),
             store_ms: s.store.summary(),
             commit_ms,
             commits,
@@ -94,7 +101,7 @@ impl StageTimes {
 
 impl Probe for StageTimes {
     fn action(&self, t: ActionTiming) {
-        StageTimes::action(self, t.apply, t.encode, t.store);
+        StageTimes::action(self, t);
     }
 
     fn commit(&self, actions: usize, took: Duration) {
@@ -109,16 +116,18 @@ mod tests {
     #[test]
     fn records_and_takes_afresh() {
         let t = StageTimes::default();
-        t.action(
-            Duration::from_micros(30),
-            Duration::from_micros(100),
-            Duration::from_millis(1),
-        );
+        t.action(ActionTiming {
+            apply: Duration::from_micros(30),
+            encode: Duration::from_micros(100),
+            frame: Duration::from_micros(60),
+            store: Duration::from_millis(1),
+        });
         t.commit(1, Duration::from_micros(900));
         t.commit(1, Duration::from_micros(500));
         t.commit(2, Duration::from_micros(700));
         let r = t.take();
         assert_eq!(r.apply_ms.p50, 0.03);
+        assert_eq!(r.frame_ms.p50, 0.06);
         assert_eq!(r.store_ms.max, 1.0);
         assert_eq!(r.commits, 3);
         assert_eq!(r.mean_batch, 1.333, "4 actions in 3 transactions");

@@ -192,12 +192,19 @@ impl Writer {
 
     /// Append `entry` and wait until it is committed.
     pub async fn append(&self, entry: Entry) -> Result<(), StoreError> {
+        self.submit(entry).await?.committed().await
+    }
+
+    /// Hand `entry` to the writer without waiting for its commit: the caller may do other
+    /// work while the disk syncs (a game task builds the action's frames then), and must
+    /// still [`Pending::committed`] before it lets anyone see the action.
+    pub async fn submit(&self, entry: Entry) -> Result<Pending, StoreError> {
         let (done, wait) = oneshot::channel();
         self.tx
             .send(Msg::Append(entry, done))
             .await
             .map_err(|_| StoreError::WriterGone)?;
-        wait.await.map_err(|_| StoreError::WriterGone)?
+        Ok(Pending(wait))
     }
 
     /// Queue `note` to be written when no action waits. Never waits itself: with the queue
@@ -214,6 +221,18 @@ impl Writer {
         if self.tx.send(Msg::Close(done)).await.is_ok() {
             let _ = wait.await;
         }
+    }
+}
+
+/// An entry handed to the writer whose commit is not yet confirmed.
+#[must_use = "an action is durable only once its commit is confirmed"]
+#[derive(Debug)]
+pub struct Pending(oneshot::Receiver<Result<(), StoreError>>);
+
+impl Pending {
+    /// Wait until the entry is committed (or its commit failed).
+    pub async fn committed(self) -> Result<(), StoreError> {
+        self.0.await.map_err(|_| StoreError::WriterGone)?
     }
 }
 
