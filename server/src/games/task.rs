@@ -1,7 +1,8 @@
 //! The game task: the one owner of a game's rules state and sequence number. It takes commands
 //! one at a time from its handle, so two actions can never race: an action is checked against
 //! the seq it answers, applied by the rules, appended through the writer and — only once that
-//! commit is confirmed — broadcast to every connection as shared, pre-serialized frames.
+//! commit is confirmed — broadcast to every connection as shared, pre-serialized frames (made
+//! while the commit is in flight, so that making them adds nothing to the round trip).
 //!
 //! No side acts before both seats are taken (R7). An action the engine cannot settle (a
 //! runaway, an engine bug) is refused, logged loudly, and the game is held: marked in the store
