@@ -206,7 +206,7 @@ impl Driver {
                 .act(side, turn.seq, decision.action.clone())
                 .await
             {
-                Ok(()) | Err(GameError::Stale { .. }) => return true,
+                Ok(_) | Err(GameError::Stale { .. }) => return true,
                 Err(
                     GameError::Gone
                     | GameError::ShuttingDown

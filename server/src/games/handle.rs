@@ -126,7 +126,8 @@ pub enum Command {
         side: Side,
         seq: u64,
         action: Action,
-        reply: oneshot::Sender<Result<(), GameError>>,
+        /// The update the action made, for the acting connection to send at once.
+        reply: oneshot::Sender<Result<Arc<Update>, GameError>>,
     },
     TakeSeat {
         side: Option<Side>,
@@ -222,9 +223,15 @@ impl GameHandle {
         self.ask(|reply| Command::Attach { claim, reply }).await?
     }
 
-    /// Take `action` for `side`, answering state `seq`. `Ok` once it is committed and
-    /// broadcast.
-    pub async fn act(&self, side: Side, seq: u64, action: Action) -> Result<(), GameError> {
+    /// Take `action` for `side`, answering state `seq`. `Ok` once it is committed, with the
+    /// update it made: the acting connection sends it at once, before the game broadcasts it
+    /// to every connection (where the acting one skips it, having sent it).
+    pub async fn act(
+        &self,
+        side: Side,
+        seq: u64,
+        action: Action,
+    ) -> Result<Arc<Update>, GameError> {
         self.ask(|reply| Command::Act {
             side,
             seq,

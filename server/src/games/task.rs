@@ -128,6 +128,14 @@ pub(crate) struct GameTask {
     broken: Option<String>,
 }
 
+/// An action committed, not yet published.
+#[derive(Debug)]
+struct Accepted {
+    update: Arc<Update>,
+    /// Whether the action changed the clocks.
+    clock_moved: bool,
+}
+
 /// The index of `side` in per-side arrays.
 fn slot(side: Side) -> usize {
     match side {
@@ -337,7 +345,19 @@ impl GameTask {
                 // Another node took the game's lease: it runs the game now, and this task
                 // stops so that its connections go there.
                 let fenced = matches!(&acted, Err(GameError::Store(StoreError::Fenced(_))));
-                let _ = reply.send(acted);
+                match acted {
+                    Ok(accepted) => {
+                        // The acting connection has the update with its answer; yielding lets
+                        // it write its frames before this task wakes the other connections,
+                        // the notifier and the computer (it waits on this thread otherwise).
+                        let _ = reply.send(Ok(accepted.update.clone()));
+                        tokio::task::yield_now().await;
+                        self.publish(side, accepted);
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                    }
+                }
                 if fenced {
                     tracing::warn!(game = %self.id, "the game's lease was taken by another node: stopping here");
                     return false;
@@ -423,9 +443,19 @@ impl GameTask {
         })
     }
 
-    /// Check, apply, commit, then broadcast. A refusal or a failed commit changes nothing.
-    /// Nobody acts in a held game, nor before both seats are taken (R7).
-    async fn act(&mut self, side: Side, seq: u64, action: Action) -> Result<(), GameError> {
+    /// Send an accepted action's update to every connection, and tell the clocks' listeners
+    /// and the notifier what it changed.
+    fn publish(&self, actor: Side, accepted: Accepted) {
+        let _ = self.updates.send(accepted.update);
+        if accepted.clock_moved {
+            self.announce_clock();
+        }
+        self.hand_over(actor);
+    }
+
+    /// Check, apply and commit; the caller publishes. A refusal or a failed commit changes
+    /// nothing. Nobody acts in a held game, nor before both seats are taken (R7).
+    async fn act(&mut self, side: Side, seq: u64, action: Action) -> Result<Accepted, GameError> {
         if let Some(why) = &self.held {
             return Err(GameError::Corrupt(why.clone()));
         }
@@ -482,12 +512,10 @@ impl GameTask {
                 }
                 let update = Arc::new(update);
                 self.last_update = Some(update.clone());
-                let _ = self.updates.send(update);
-                if clock_moved {
-                    self.announce_clock();
-                }
-                self.hand_over(side);
-                Ok(())
+                Ok(Accepted {
+                    update,
+                    clock_moved,
+                })
             }
             Err(e) if self.broken.is_some() => {
                 // Committed: the state stays as applied, and the task stops (see `broken`).

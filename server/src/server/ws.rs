@@ -572,8 +572,14 @@ impl Connection {
             }
         };
         match self.handle.act(side, seq, action).await {
-            Ok(()) => {
+            Ok(update) => {
                 self.refused_in_a_row = 0;
+                // Sent now, before the game broadcasts it (the broadcast copy is then skipped)
+                // — but only to a connection that had the state before it: one still behind
+                // gets it in order from the broadcast, after the updates it has not sent yet.
+                if update.prev.seq == self.out.last_seq {
+                    self.on_update(&update);
+                }
                 Ok(())
             }
             Err(e) => {
