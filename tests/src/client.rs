@@ -183,6 +183,17 @@ impl Http {
         body
     }
 
+    /// A private game this client creates as `side` and then joins for the other side, as
+    /// most tests begin: its id, the answers to the create and to the join (each with its
+    /// seat's token), and its WebSocket URL.
+    pub async fn both_seats(&self, side: &str) -> (String, Value, Value, String) {
+        let created = self.create(side).await;
+        let id = created["game_id"].as_str().expect("game_id").to_string();
+        let joined = self.join(&id).await;
+        let url = self.ws_url(&id);
+        (id, created, joined, url)
+    }
+
     /// The WebSocket URL of game `id`.
     pub fn ws_url(&self, id: &str) -> String {
         format!("{}/ws/games/{id}", self.base.replacen("http", "ws", 1))

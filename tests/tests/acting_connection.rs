@@ -38,10 +38,7 @@ async fn nothing_more(ws: &mut Ws, who: &str) {
 async fn every_connection_gets_each_actions_frames_once_whoever_sent_it() {
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
-    let created = http.create("allied").await;
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let joined = http.join(&id).await;
-    let url = http.ws_url(&id);
+    let (_, created, joined, url) = http.both_seats("allied").await;
     let join = |token: &Value| json!({"type": "join", "token": token, "patches": true});
     // Two tabs of the Allied seat, the Chinese seat, a spectator with full states.
     let mut tabs = [

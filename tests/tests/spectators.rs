@@ -22,10 +22,7 @@ const ACTIONS: u64 = 6;
 async fn hundreds_of_spectators_all_see_the_same_bytes_for_every_state() {
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
-    let created = http.create("allied").await;
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let joined = http.join(&id).await;
-    let url = http.ws_url(&id);
+    let (_, created, joined, url) = http.both_seats("allied").await;
 
     // Each spectator reads until the state after the last action and reports the hash of every
     // frame it got, by type and seq.

@@ -28,10 +28,7 @@ async fn transcript(base: &str, id: &str) -> (u16, String, String) {
 async fn a_finished_game_is_told_turn_by_turn_and_its_chats_open() {
     let server = TestServer::start_with(|c| c.frame_rate = 100_000).await;
     let http = &server.http;
-    let created = http.create("allied").await;
-    let id = created["game_id"].as_str().unwrap().to_string();
-    let joined = http.join(&id).await;
-    let url = http.ws_url(&id);
+    let (id, created, joined, url) = http.both_seats("allied").await;
     let mut allied = Ws::open(&url, json!({"type": "join", "token": created["token"]})).await;
     let mut chinese = Ws::open(&url, json!({"type": "join", "token": joined["token"]})).await;
     let (_, mut a_state) = allied.next_state().await;

@@ -715,6 +715,16 @@ mod tests {
         }
     }
 
+    /// The update of the action numbered `seq`, from `prev` to `snap` (its events left out).
+    fn update(seq: u64, snap: &Arc<Snapshot>, prev: &Arc<Snapshot>) -> Update {
+        Update::new(
+            seq,
+            events_frame(seq, "allied", "[]"),
+            snap.clone(),
+            prev.clone(),
+        )
+    }
+
     /// The frames — with every unchanged unit copied from the frame before — are byte for byte
     /// what serializing the whole message gives, for every reader, and the HTTP view is the
     /// view.
@@ -734,13 +744,7 @@ mod tests {
                 );
                 assert_eq!(snap.frame(you).as_str(), expected);
                 if let Some(p) = prev {
-                    let update = Update::new(
-                        seq,
-                        events_frame(seq, "allied", "[]"),
-                        snap.clone(),
-                        p.clone(),
-                    );
-                    assert_eq!(update.state_frame(you).as_str(), expected);
+                    assert_eq!(update(seq, snap, p).state_frame(you).as_str(), expected);
                 }
             }
         });
@@ -754,13 +758,7 @@ mod tests {
         let mut updates = Vec::new();
         play(5, 4, |_, seq, snap, prev| {
             if let Some(p) = prev {
-                let update = Update::new(
-                    seq,
-                    events_frame(seq, "allied", "[]"),
-                    snap.clone(),
-                    p.clone(),
-                );
-                updates.push(update);
+                updates.push(update(seq, snap, p));
             }
         });
         let [first, second, third] = &updates[..] else {
@@ -809,12 +807,7 @@ mod tests {
         for seed in [1, 2] {
             play(seed, 3000, |_, seq, snap, prev| {
                 let Some(p) = prev else { return };
-                let update = Update::new(
-                    seq,
-                    events_frame(seq, "allied", "[]"),
-                    snap.clone(),
-                    p.clone(),
-                );
+                let update = update(seq, snap, p);
                 for you in [You::Allied, You::Chinese, You::Spectator] {
                     let frame = update.patch(you).unwrap();
                     let patch: Value = serde_json::from_str(frame.as_str()).unwrap();
