@@ -646,14 +646,13 @@ impl GameTask {
             update
         });
         let framed_in = framing.elapsed();
-        let committed = pending.committed().await;
+        pending.committed().await?;
         self.probe.action(ActionTiming {
             apply: applied,
             encode: encoded,
             frame: framed_in,
             store: started.elapsed() - encoded,
         });
-        committed?;
         let update = match framed {
             Ok(update) => update,
             Err(e) => {
