@@ -284,7 +284,7 @@ mod tests {
         let games = Games::for_tests(&store, &writer, config);
         let id = crate::games::testing::create(&games, "retry", true).await;
         let grows = |than| crate::games::testing::log_grows(&store, id, than);
-        let before = grows(2).await;
+        grows(2).await;
         let Db::Sqlite(pool) = store.pool() else {
             panic!("a SQLite store")
         };
@@ -297,7 +297,12 @@ mod tests {
         // Long enough for several refused attempts (100, 200, 400 ms apart).
         tokio::time::sleep(Duration::from_millis(900)).await;
         let stalled = store.log_len(id).await.unwrap();
-        assert!(stalled >= before);
+        // The computer kept trying: its last attempt reached the store and was refused.
+        assert!(
+            !writer.health().last_ok(),
+            "the writer's last commit failed (a bot action was tried while the store refused)"
+        );
+        let tried_at = writer.health().last_at();
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(
             store.log_len(id).await.unwrap(),
@@ -309,6 +314,8 @@ mod tests {
             .await
             .unwrap();
         grows(stalled + 2).await;
+        assert!(writer.health().last_ok());
+        assert!(writer.health().last_at() > tried_at, "written since");
         writer.close().await;
         store.close().await;
         dir.remove();
