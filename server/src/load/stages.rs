@@ -55,27 +55,6 @@ impl StageTimes {
         f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// One accepted action's time in the rules, in serialization, in building its frames and
-    /// waiting for the store.
-    pub fn action(&self, t: ActionTiming) {
-        self.with(|s| {
-            s.apply.record(t.apply);
-            s.encode.record(t.encode);
-            s.frame.record(t.frame);
-            s.store.record(t.store);
-        });
-    }
-
-    /// One transaction of `actions` actions that took `took`.
-    pub fn commit(&self, actions: usize, took: Duration) {
-        self.with(|s| {
-            s.commit.record(took);
-            let actions = u64::try_from(actions).unwrap_or(u64::MAX);
-            s.actions = s.actions.saturating_add(actions);
-            s.largest = s.largest.max(actions);
-        });
-    }
-
     /// The distributions so far; recording starts afresh.
     pub fn take(&self) -> StagesReport {
         let mut s = self.with(std::mem::take);
@@ -100,12 +79,25 @@ impl StageTimes {
 }
 
 impl Probe for StageTimes {
+    /// One accepted action's time in the rules, in serialization, in building its frames and
+    /// waiting for the store.
     fn action(&self, t: ActionTiming) {
-        StageTimes::action(self, t);
+        self.with(|s| {
+            s.apply.record(t.apply);
+            s.encode.record(t.encode);
+            s.frame.record(t.frame);
+            s.store.record(t.store);
+        });
     }
 
+    /// One transaction of `actions` actions that took `took`.
     fn commit(&self, actions: usize, took: Duration) {
-        StageTimes::commit(self, actions, took);
+        self.with(|s| {
+            s.commit.record(took);
+            let actions = u64::try_from(actions).unwrap_or(u64::MAX);
+            s.actions = s.actions.saturating_add(actions);
+            s.largest = s.largest.max(actions);
+        });
     }
 }
 
