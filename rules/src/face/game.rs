@@ -326,7 +326,7 @@ impl Game {
     }
 
     /// Everything a client needs to draw the game, the same for players and spectators.
-    pub fn view(&self) -> View {
+    pub fn view(&self) -> View<'_> {
         let mut view = view::build(&self.scenario, &self.state);
         view.undo = self.undo_offer();
         view

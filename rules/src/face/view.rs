@@ -16,12 +16,15 @@ use crate::{mechanics::civilians, mechanics::fortifications, mechanics::victory}
 use serde::Serialize;
 use siege_protocol::{Phase, Side};
 
-/// One unit as drawn.
+/// One unit as drawn. Its code and name are borrowed from the scenario's counter: a view is
+/// built after every action, and most of its 247 units are then copied from the frame before
+/// (server `games/frames.rs`), so copying their names would be 494 allocations an action for
+/// nothing.
 #[derive(Clone, Debug, Serialize)]
-pub struct UnitView {
+pub struct UnitView<'s> {
     pub id: UnitId,
-    pub code: String,
-    pub name: String,
+    pub code: &'s str,
+    pub name: &'s str,
     pub side: Side,
     #[serde(rename = "type")]
     pub kind: UnitKind,
@@ -87,7 +90,7 @@ pub struct PendingView {
 
 /// Everything needed to draw the game.
 #[derive(Clone, Debug, Serialize)]
-pub struct View {
+pub struct View<'s> {
     pub turn: u8,
     pub phase: Phase,
     pub phase_title: &'static str,
@@ -96,7 +99,7 @@ pub struct View {
     pub to_act: Option<Side>,
     /// What the side to act is asked to do, in words.
     pub prompt: String,
-    pub units: Vec<UnitView>,
+    pub units: Vec<UnitView<'s>>,
     pub ruins: Vec<Hex>,
     pub fortifications: Vec<Fortification>,
     pub fortifications_left: FortsLeft,
@@ -123,7 +126,7 @@ pub struct FortsLeft {
 }
 
 /// Build the view of a state.
-pub fn build(scn: &Scenario, st: &State) -> View {
+pub fn build<'s>(scn: &'s Scenario, st: &State) -> View<'s> {
     let units = scn
         .counters
         .counters
@@ -132,8 +135,8 @@ pub fn build(scn: &Scenario, st: &State) -> View {
             let u = st.unit(c.id);
             UnitView {
                 id: c.id,
-                code: c.code.clone(),
-                name: c.name.clone(),
+                code: &c.code,
+                name: &c.name,
                 side: c.side,
                 kind: c.kind,
                 nationality: c.nationality,

@@ -480,7 +480,7 @@ impl Update {
         let mut ops = Ops::new();
         let (from, to) = (self.prev.legal_of(you), self.state.legal_of(you));
         if from.text != to.text {
-            legal_ops(&from.items(), &to.items(), &mut ops);
+            legal_ops(&from, &to, &mut ops);
         }
         let mut frame = String::with_capacity(common.len() + ops.text.len() + 48);
         frame.push_str(r#"{"type":"patch","seq":"#);
@@ -618,12 +618,15 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
 }
 
 /// The operations turning the legal list `from` into `to`: the actions between their common
-/// start and common end removed and added; the whole list replaced when nothing is common.
-fn legal_ops(from: &[&str], to: &[&str], ops: &mut Ops) {
+/// start and common end removed and added; the whole list replaced (by `to`'s own JSON, not
+/// re-joined) when nothing is common.
+fn legal_ops(from: &Legal, to: &Legal, ops: &mut Ops) {
+    let whole = to.text;
+    let (from, to) = (from.items(), to.items());
     if from == to {
         return;
     }
-    let head = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    let head = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
     let tail = from[head..]
         .iter()
         .rev()
@@ -631,11 +634,7 @@ fn legal_ops(from: &[&str], to: &[&str], ops: &mut Ops) {
         .take_while(|(a, b)| a == b)
         .count();
     if head + tail == 0 {
-        let mut list = String::with_capacity(to.iter().map(|a| a.len() + 1).sum::<usize>() + 2);
-        list.push('[');
-        list.push_str(&to.join(","));
-        list.push(']');
-        ops.push("replace", "/legal_actions", Some(&list));
+        ops.push("replace", "/legal_actions", Some(whole));
         return;
     }
     for i in (head..from.len() - tail).rev() {
@@ -862,20 +861,36 @@ mod tests {
 
     #[test]
     fn legal_lists_change_by_what_changed() {
-        let mut ops = Ops::new();
-        legal_ops(&["a", "b", "c", "d"], &["a", "x", "d"], &mut ops);
+        let ops_between = |from: &[&str], to: &[&str]| {
+            // Each list as a snapshot keeps it: its JSON and where each action lies in it.
+            let (from, to) = (legal_json(from).unwrap(), legal_json(to).unwrap());
+            let mut ops = Ops::new();
+            legal_ops(
+                &Legal {
+                    text: &from.0,
+                    items: &from.1,
+                },
+                &Legal {
+                    text: &to.0,
+                    items: &to.1,
+                },
+                &mut ops,
+            );
+            ops.text
+        };
         assert_eq!(
-            ops.text,
-            r#"{"op":"remove","path":"/legal_actions/2"},{"op":"remove","path":"/legal_actions/1"},{"op":"add","path":"/legal_actions/1","value":x}"#
+            ops_between(&["a", "b", "c", "d"], &["a", "x", "d"]),
+            r#"{"op":"remove","path":"/legal_actions/2"},{"op":"remove","path":"/legal_actions/1"},{"op":"add","path":"/legal_actions/1","value":"x"}"#
         );
-        let mut ops = Ops::new();
-        legal_ops(&["a"], &[], &mut ops);
         assert_eq!(
-            ops.text,
+            ops_between(&["a"], &[]),
             r#"{"op":"replace","path":"/legal_actions","value":[]}"#
         );
-        let mut ops = Ops::new();
-        legal_ops(&["a"], &["a"], &mut ops);
-        assert!(ops.text.is_empty());
+        // Nothing in common: the new list is sent whole, as its own JSON.
+        assert_eq!(
+            ops_between(&["a", "b"], &["x", "y"]),
+            r#"{"op":"replace","path":"/legal_actions","value":["x","y"]}"#
+        );
+        assert!(ops_between(&["a"], &["a"]).is_empty());
     }
 }
