@@ -1,6 +1,7 @@
 //! Engine benchmarks (criterion): the legal actions of a busy mid-game position, the warned
 //! legal list of a guarding Allied stack, applying a move and a resolved combat, the state
-//! hash of both versions, a state's frames (whole, incremental and as a patch), a whole random
+//! hash of both versions, a state's frames (whole, incremental and as a patch), an `action`
+//! frame read as a connection reads it, a whole random
 //! game in-process, and replaying a stored whole-game log from its seed. Run with
 //! `cargo bench -p siege --bench engine`; the method and results are in docs/benchmarks.md.
 
@@ -10,7 +11,7 @@ use siege::replay::Replayer;
 use siege::rules::random::Bot;
 use siege::rules::state::Step;
 use siege::rules::{Action, Game, HashVersion, Scenario, play};
-use siege_protocol::{LogEntry, Phase, Side, You};
+use siege_protocol::{ClientFrame, LogEntry, Phase, Side, You, action_from_frame};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -171,6 +172,21 @@ fn benches(c: &mut Criterion) {
                 before.clone(),
             );
             black_box(update.patch(You::Chinese))
+        })
+    });
+    // What a connection does with an `action` frame before the game sees it (server
+    // `server/ws.rs`, `on_action`): the frame read, the warning dropped, the action read back
+    // exactly. An element of legal_actions with its warning, as the page sends it.
+    let frame = r#"{"type":"action","seq":101,"action":{"type":"remove_unit","unit":3,"warning":{"text":"Gb 3 stands alone at 1513: removing it leaves the hex without a combat unit (14)","rule":"14"}}}"#;
+    c.bench_function("action_frame_read", |b| {
+        b.iter(|| {
+            let Ok(ClientFrame::Action { seq, action }) = ClientFrame::parse(black_box(frame))
+            else {
+                panic!("an action frame")
+            };
+            let action = siege::rules::warnings::without_warning(action);
+            let action: Action = action_from_frame(&action).expect("an action");
+            black_box((seq, action))
         })
     });
     let mut group = c.benchmark_group("whole_game");
