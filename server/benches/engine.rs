@@ -1,9 +1,9 @@
 //! Engine benchmarks (criterion): the legal actions of a busy mid-game position, the warned
 //! legal list of a guarding Allied stack, applying a move and a resolved combat, the state
 //! hash of both versions, a state's frames (whole, incremental and as a patch), an `action`
-//! frame read as a connection reads it, a whole random
-//! game in-process, and replaying a stored whole-game log from its seed. Run with
-//! `cargo bench -p siege --bench engine`; the method and results are in docs/benchmarks.md.
+//! frame read as a connection reads it, a whole random game in-process, and replaying a
+//! stored whole-game log from its seed. Run with `cargo bench -p siege --bench engine`; the
+//! method and results are in docs/benchmarks.md.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use siege::games::{Snapshot, Update, events_frame};
