@@ -794,8 +794,10 @@ mod tests {
             Asked::default(),
             "nothing built that nobody asked for"
         );
-        assert_ne!(allied_patch, second.patch(You::Allied).unwrap());
-        assert_ne!(chinese_state, second.state_frame(You::Chinese));
+        // The premise of the checks above: the two updates' frames differ, so a frame of the
+        // first carried over into the second would have failed them.
+        assert_ne!(allied_patch, second.compute_patch(You::Allied));
+        assert_ne!(chinese_state, second.state.frame(You::Chinese));
     }
 
     /// Every reader's patch, applied to its previous state frame, gives its new state frame —
