@@ -42,14 +42,16 @@ export async function showAccount(onChange) {
         notices.hidden = true;
       } catch (err) { toast(err.message, 'error'); }
     });
+    // The stored settings are read before the form is shown: shown first, what the player
+    // had begun to type was overwritten when they arrived.
     const openNotices = async () => {
-      notices.hidden = !notices.hidden;
-      if (notices.hidden) return;
+      if (!notices.hidden) { notices.hidden = true; return; }
       try {
         const n = await api.notifications();
         byId('notify-email').value = n.email ?? '';
         byId('notify-webhook').value = n.webhook ?? '';
         if (!n.email_available) byId('notify-hint').textContent = 'This server sends no e-mail (no SMTP configured): a webhook still works.';
+        notices.hidden = false;
       } catch (err) { toast(err.message, 'error'); }
     };
     card.append(h('h2', { text: 'Account' }),
