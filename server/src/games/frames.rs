@@ -15,7 +15,8 @@
 //! - **Patches without parsing values.** A `patch` frame compares the two states part by
 //!   part: a field or unit whose bytes are equal is equal; a part that changed is split into
 //!   its members (raw text, not values) to patch only the members that changed. The legal list
-//!   changes as a run of removed and added actions between the common start and end. The
+//!   changes as a run of removed and added actions between the common start and end (or is
+//!   replaced whole where that run would be longer than the list). The
 //!   `seq` and view operations are written once per action; each reader's frame (Allied,
 //!   Chinese, spectator) adds its own legal-list operations, once, for every connection of it.
 //! - **Full frames on demand.** The players' full `state` frames are built from the parts when
@@ -596,8 +597,11 @@ fn push_token(path: &mut String, key: &str) {
 
 /// The operations on `seq` and the view, shared by every reader.
 fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
+    use std::fmt::Write;
     let mut ops = Ops::new();
-    ops.push("replace", "/seq", Some(&next.seq.to_string()));
+    let mut path = String::with_capacity(32);
+    let _ = write!(path, "{}", next.seq);
+    ops.push("replace", "/seq", Some(&path));
     for (i, name) in FIELDS.iter().enumerate() {
         let (a, b) = (prev.field(i), next.field(i));
         if a == b {
@@ -605,13 +609,22 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
         }
         if i == UNITS && prev.units.len() == next.units.len() {
             for u in 0..next.units.len() {
+                // Equal keys, equal bytes: most units did not change, and are not compared.
+                if prev.unit_keys.get(u) == next.unit_keys.get(u) {
+                    continue;
+                }
                 let (ua, ub) = (prev.unit(u), next.unit(u));
                 if ua != ub {
-                    ops.diff(&format!("/view/units/{u}"), ua, ub, 1);
+                    path.clear();
+                    let _ = write!(path, "/view/units/{u}");
+                    ops.diff(&path, ua, ub, 1);
                 }
             }
         } else {
-            ops.diff(&format!("/view/{name}"), a, b, 2);
+            path.clear();
+            path.push_str("/view/");
+            path.push_str(name);
+            ops.diff(&path, a, b, 2);
         }
     }
     ops.text
@@ -619,7 +632,9 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
 
 /// The operations turning the legal list `from` into `to`: the actions between their common
 /// start and common end removed and added; the whole list replaced (by `to`'s own JSON, not
-/// re-joined) when nothing is common.
+/// re-joined) when nothing is common or when those operations would be longer than it: a
+/// selected stack's moves replace the list of stacks to select, and hundreds of `remove`s and
+/// `add`s cost the server, the wire and every client more than the list they spell out.
 fn legal_ops(from: &Legal, to: &Legal, ops: &mut Ops) {
     let whole = to.text;
     let (from, to) = (from.items(), to.items());
@@ -633,17 +648,30 @@ fn legal_ops(from: &Legal, to: &Legal, ops: &mut Ops) {
         .zip(to[head..].iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    if head + tail == 0 {
+    let (removed, added) = (&from[head..from.len() - tail], &to[head..to.len() - tail]);
+    // A run of operations longer than the list itself says more with one `replace`.
+    let run = (removed.len() + added.len()) * OP_LEN + added.iter().map(|a| a.len()).sum::<usize>();
+    if head + tail == 0 || run >= whole.len() {
         ops.push("replace", "/legal_actions", Some(whole));
         return;
     }
-    for i in (head..from.len() - tail).rev() {
-        ops.push("remove", &format!("/legal_actions/{i}"), None);
+    use std::fmt::Write;
+    let mut path = String::with_capacity(24);
+    for i in (head..head + removed.len()).rev() {
+        path.clear();
+        let _ = write!(path, "/legal_actions/{i}");
+        ops.push("remove", &path, None);
     }
-    for (j, action) in to[head..to.len() - tail].iter().enumerate() {
-        ops.push("add", &format!("/legal_actions/{}", head + j), Some(action));
+    for (j, action) in added.iter().enumerate() {
+        path.clear();
+        let _ = write!(path, "/legal_actions/{}", head + j);
+        ops.push("add", &path, Some(action));
     }
 }
+
+/// About the bytes of one `remove` or `add` operation of the legal list, besides its value
+/// (`{"op":"remove","path":"/legal_actions/12"},`).
+const OP_LEN: usize = 42;
 
 /// The `events` frame for the action numbered `seq` taken by `side`, from the events' JSON
 /// array.
@@ -880,9 +908,25 @@ mod tests {
             );
             ops.text
         };
+        // Actions as long as real ones (a move with its path is 60–200 bytes).
+        let long = |c: &str| c.repeat(80);
+        let (a, b, c, d, x) = (long("a"), long("b"), long("c"), long("d"), long("x"));
+        let ops = ops_between(&[&a, &b, &c, &d], &[&a, &x, &d]);
         assert_eq!(
-            ops_between(&["a", "b", "c", "d"], &["a", "x", "d"]),
-            r#"{"op":"remove","path":"/legal_actions/2"},{"op":"remove","path":"/legal_actions/1"},{"op":"add","path":"/legal_actions/1","value":"x"}"#
+            ops,
+            format!(
+                r#"{{"op":"remove","path":"/legal_actions/2"}},{{"op":"remove","path":"/legal_actions/1"}},{{"op":"add","path":"/legal_actions/1","value":"{x}"}}"#
+            )
+        );
+        // Most of the list changed: the operations would be longer than the list, which is
+        // sent whole.
+        let many: Vec<String> = (0..10).map(|i| long(&i.to_string())).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let ops = ops_between(&[&a, &b, &c, &d], &[&[a.as_str()], &many[..]].concat());
+        let list = legal_json(&[&[a.as_str()], &many[..]].concat()).unwrap().0;
+        assert_eq!(
+            ops,
+            format!(r#"{{"op":"replace","path":"/legal_actions","value":{list}}}"#)
         );
         assert_eq!(
             ops_between(&["a"], &[]),
