@@ -309,16 +309,45 @@ fn write_view(
     w.value(prompt)?;
     w.begin();
     w.buf.push(b'[');
-    for (i, unit) in units.iter().enumerate() {
+    let same = prev.filter(|p| p.units.len() == units.len());
+    let unchanged = |i: usize| same.is_some_and(|p| p.unit_keys.get(i) == keys.get(i));
+    let mut i = 0;
+    while i < units.len() {
         if i > 0 {
             w.buf.push(b',');
         }
-        let start = w.buf.len();
-        match prev.filter(|p| p.unit_keys.get(i) == keys.get(i) && p.units.len() == units.len()) {
-            Some(p) => w.buf.extend_from_slice(p.unit(i).as_bytes()),
-            None => serde_json::to_writer(&mut *w.buf, unit as &UnitView)?,
+        // A run of unchanged units lies in the frame before as it is to be written here,
+        // commas and all: one copy, and their places shifted.
+        let run = same.filter(|_| unchanged(i)).and_then(|p| {
+            let end = (i..units.len())
+                .find(|&j| !unchanged(j))
+                .unwrap_or(units.len());
+            let (first, last) = (p.units[i], p.units[end - 1]);
+            let bytes = p
+                .spectator
+                .as_bytes()
+                .get(first.start as usize..last.end as usize)?;
+            Some((p, end, first.start, bytes))
+        });
+        match run {
+            Some((p, end, from, bytes)) => {
+                let at = w.buf.len();
+                w.buf.extend_from_slice(bytes);
+                let moved = |x: u32| x.saturating_sub(from) as usize + at;
+                unit_spans.extend(
+                    p.units[i..end]
+                        .iter()
+                        .map(|s| Span::of(moved(s.start)..moved(s.end))),
+                );
+                i = end;
+            }
+            None => {
+                let start = w.buf.len();
+                serde_json::to_writer(&mut *w.buf, &units[i] as &UnitView)?;
+                unit_spans.push(Span::of(start..w.buf.len()));
+                i += 1;
+            }
         }
-        unit_spans.push(Span::of(start..w.buf.len()));
     }
     w.buf.push(b']');
     w.end();
