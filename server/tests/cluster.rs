@@ -42,9 +42,11 @@ async fn start_node(db: &str, name: &str) -> Node {
             name,
             "--lease-secs",
             LEASE_SECS,
-            // The computers' game outlasts the test.
+            // The computers' game outlasts the test (a game is ~400 actions: ~400 s at this
+            // pace, several times the test's length on a slow machine), and still logs two
+            // entries within RESUME_WITHIN of a lease that expires after LEASE_SECS.
             "--bot-pace-ms",
-            "400",
+            "1000",
             // The other nodes and HAProxy pass requests on; the limits see their clients.
             "--trusted-proxy",
             "127.0.0.1/32",

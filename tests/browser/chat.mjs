@@ -95,7 +95,8 @@ export async function chatChecks(browser, base) {
   await check('chat: a player mutes the spectator chat and the choice is kept across a reload', async () => {
     assert(await allied.isVisible('#chat-mute'), 'a player has the mute');
     await allied.check('#chat-mute');
-    await allied.waitForTimeout(300);
+    // The server's `chat_muted` answer: the choice is stored before the page reloads.
+    await allied.waitForSelector('#chat-mute[data-stored="true"]', { state: 'attached', timeout: 10_000 });
     await allied.reload();
     await allied.waitForFunction(() => document.body.dataset.you === 'allied');
     await allied.click('#tab-chat');

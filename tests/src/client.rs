@@ -275,6 +275,14 @@ impl Ws {
             .expect("websocket send");
     }
 
+    /// Close the socket with the handshake: send the close, then read (skipping what the server
+    /// sent meanwhile) until the server's close or the stream's end. A test that needs the
+    /// server to have seen a leaver go waits for this rather than for a fixed time alone.
+    pub async fn close(mut self) {
+        let _ = self.stream.send(Message::Close(None)).await;
+        while let Read::Frame(_) = self.read().await {}
+    }
+
     /// The next text frame or the close.
     pub async fn read(&mut self) -> Read {
         // One deadline for the whole wait: the server's pings (skipped here) must not keep a
@@ -554,6 +562,11 @@ impl Duel {
             c_state,
             rng: <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed),
         }
+    }
+
+    /// Whether the game at this table is over (the next action sits down at a new one).
+    pub fn over(&self) -> bool {
+        self.a_state["view"]["to_act"].is_null()
     }
 
     /// The seq of the game now.

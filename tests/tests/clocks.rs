@@ -220,7 +220,9 @@ async fn a_live_clock_runs_only_for_the_side_to_decide() {
 async fn a_correspondence_game_is_claimed_after_its_window_ran_out_across_a_restart() {
     let server = TestServer::start_with(fast).await;
     let http = server.http.clone();
-    let control = json!({"kind": "correspondence", "window_seconds": 2});
+    // Windows long enough that the "too early" claims below are made inside them on a slow
+    // machine; the waits after them are longer still.
+    let control = json!({"kind": "correspondence", "window_seconds": 5});
     let Seated {
         id,
         mut allied,
@@ -250,7 +252,7 @@ async fn a_correspondence_game_is_claimed_after_its_window_ran_out_across_a_rest
     let dir = server.stop_keeping_data().await;
 
     // The server is down while the Allied window runs out.
-    tokio::time::sleep(Duration::from_millis(2300)).await;
+    tokio::time::sleep(Duration::from_millis(5300)).await;
     let server = TestServer::start_in(dir, fast).await;
     let http = server.http.clone();
     let (_, list) = http.get("/api/games?status=active").await;
@@ -357,7 +359,7 @@ async fn a_timed_game_nobody_joined_expires_with_its_clock() {
     server.stop().await;
 }
 
-/// A game without a clock can be abandoned too (`--abandon-days`, here 2 s): until the side to
+/// A game without a clock can be abandoned too (`--abandon-days`, here 5 s): until the side to
 /// act has let the decision wait that long, a claim is refused with `no_clock` saying how long
 /// is left; after it, the waiting side's claim ends the game as a win on time. The side to act
 /// can never claim.
@@ -365,7 +367,7 @@ async fn a_timed_game_nobody_joined_expires_with_its_clock() {
 async fn an_untimed_game_left_waiting_is_claimed_as_abandoned() {
     let server = TestServer::start_with(|c| {
         fast(c);
-        c.limits.abandon_after = Some(Duration::from_secs(2));
+        c.limits.abandon_after = Some(Duration::from_secs(5));
     })
     .await;
     let http = server.http.clone();
@@ -393,7 +395,7 @@ async fn an_untimed_game_left_waiting_is_claimed_as_abandoned() {
         .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
         .await;
     allied.expect_error("no_clock").await;
-    tokio::time::sleep(Duration::from_millis(2300)).await;
+    tokio::time::sleep(Duration::from_millis(5300)).await;
     allied
         .send(json!({"type": "action", "seq": 0, "action": {"type": "claim_timeout"}}))
         .await;

@@ -90,17 +90,24 @@ async fn games_load_on_first_touch_once_and_unload_when_idle() {
             if i % 2 == 0 {
                 let (status, info) = http.get(&format!("/api/games/{id}")).await;
                 assert_eq!(status, 200, "{info}");
-                info["seq"].clone()
+                (info["seq"].clone(), None)
             } else {
                 let mut ws = Ws::open(&url, json!({"type": "spectate"})).await;
-                ws.next_state().await.1["seq"].clone()
+                let seq = ws.next_state().await.1["seq"].clone();
+                (seq, Some(ws))
             }
         }));
     }
+    // The spectators stay connected until the count is read: with nobody connected the game
+    // may unload after the short idle spell, before a slow machine reaches the assertion.
+    let mut watching = Vec::new();
     for t in touches {
-        assert_eq!(t.await.unwrap(), last["seq"]);
+        let (seq, ws) = t.await.unwrap();
+        assert_eq!(seq, last["seq"]);
+        watching.extend(ws);
     }
     assert_eq!(server.games.loaded_count(), 1, "one task for the game");
+    drop(watching);
 
     // With nobody connected it unloads, and the next touch loads it again.
     let mut waited = 0;

@@ -35,6 +35,9 @@ async fn create(creator: &Http, name: &str, side: &str, extra: Value) -> Value {
     }
     let (status, created) = creator.post_json("/api/games", body).await;
     assert_eq!(status, 201, "{created}");
+    // The listing orders by creation time in milliseconds, ties by id (random): games created
+    // in the same millisecond would list in either order. A pause keeps the expected order.
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     created
 }
 

@@ -783,13 +783,14 @@ async fn a_player_at_the_table_is_not_sent_a_message_and_one_away_is() {
         .expect("the game goes on")
         .to_string();
     let (mut ws, mut state, away) = if now == "allied" {
-        drop(chinese);
+        chinese.close().await;
         (allied, a, "chinese")
     } else {
-        drop(allied);
+        allied.close().await;
         (chinese, c, "allied")
     };
-    // The server drops the leaver's presence when it sees the socket close.
+    // The server drops the leaver's presence when its socket task ends, just after it answers
+    // the close: a margin for that last step.
     tokio::time::sleep(Duration::from_secs(1)).await;
     for _ in 0..2000 {
         if state["view"]["to_act"] != now.as_str() {

@@ -60,12 +60,15 @@ export class ChatPanel {
 
   /** A `chat_history` frame: what this reader is shown so far. */
   history(f) {
-    this.muteBox.checked = !!f.muted;
+    this.muted(f);
     for (const m of f.messages ?? []) this.add(m, false);
   }
 
+  /** The mute as the server stored it; `data-stored` says so to scripts (and tests) that must
+   *  know the choice is kept before they reload. */
   muted(f) {
     this.muteBox.checked = !!f.muted;
+    this.muteBox.dataset.stored = String(!!f.muted);
   }
 
   /** One message; `fresh` ones count as unread while the chat is not shown. */

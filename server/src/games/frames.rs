@@ -31,6 +31,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use siege_protocol::{Side, You};
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -598,7 +599,6 @@ fn raw_object(text: &str) -> Result<BTreeMap<&str, &RawValue>, serde_json::Error
 
 /// `text` as a JSON string.
 fn push_json_string(out: &mut String, text: &str) {
-    use std::fmt::Write;
     out.push('"');
     for c in text.chars() {
         match c {
@@ -626,11 +626,9 @@ fn push_token(path: &mut String, key: &str) {
 
 /// The operations on `seq` and the view, shared by every reader.
 fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
-    use std::fmt::Write;
     let mut ops = Ops::new();
+    ops.push("replace", "/seq", Some(&next.seq.to_string()));
     let mut path = String::with_capacity(32);
-    let _ = write!(path, "{}", next.seq);
-    ops.push("replace", "/seq", Some(&path));
     for (i, name) in FIELDS.iter().enumerate() {
         let (a, b) = (prev.field(i), next.field(i));
         if a == b {
@@ -684,7 +682,6 @@ fn legal_ops(from: &Legal, to: &Legal, ops: &mut Ops) {
         ops.push("replace", "/legal_actions", Some(whole));
         return;
     }
-    use std::fmt::Write;
     let mut path = String::with_capacity(24);
     for i in (head..head + removed.len()).rev() {
         path.clear();
