@@ -74,9 +74,13 @@ export async function accountChecks(browser, base) {
     await host.waitForSelector('#notify-form', { state: 'hidden' });
     const stored = await host.evaluate(() => fetch('/api/account/notifications').then((r) => r.json()));
     assert(stored.email === 'reid@example.org' && stored.webhook === 'https://hooks.example/siege', `stored: ${JSON.stringify(stored)}`);
+    // A fresh page, so that the form can only show the address by reading it back from the
+    // server (the inputs of the page before still held what was typed into them).
+    await host.reload();
     await host.click('#notify-settings');
     await host.waitForSelector('#notify-form:not([hidden])');
     assert(await host.inputValue('#notify-email') === 'reid@example.org', 'the form shows what is stored');
+    assert(await host.inputValue('#notify-webhook') === 'https://hooks.example/siege', 'the form shows the stored webhook');
     await host.fill('#notify-webhook', 'ftp://nowhere');
     await expectingConsole(host, /422/, async () => {
       await host.click('#notify-save');
