@@ -1,6 +1,6 @@
 //! `siege load` against a real `siege serve` on port 0: a short run with a few tables, their
-//! spectators, the bare and durable echoes and the raw-SQLite baseline completes with zero errors and prints
-//! a summary and one JSON line; `--seed-games` leaves unfinished games behind. No timing is
+//! spectators, the bare and durable echoes, the fan-out floor and the raw-SQLite baseline
+//! completes with zero errors and prints a summary and one JSON line; `--seed-games` leaves unfinished games behind. No timing is
 //! asserted — only that the figures are there and the run was clean.
 
 #[path = "../../tests/src/client.rs"]
@@ -57,6 +57,10 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
             "20",
             "--sqlite-dir",
             dir.to_str().expect("utf-8 path"),
+            "--fanout-floor-sockets",
+            "4",
+            "--fanout-floor-interval-ms",
+            "200",
         ],
     )
     .await;
@@ -97,6 +101,14 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
         report["durable_echo_p50_over_probe_plus_echo_p50"].is_number(),
         "{text}"
     );
+    // The fan-out floor (GET /bench/fanout): each frame the sender had back reached the
+    // three other sockets once, the warm-up frame untimed.
+    let frames = report["fanout_floor_frames"]
+        .as_u64()
+        .expect("fanout_floor_frames");
+    assert!(frames >= 5, "{text}");
+    assert_eq!(report["fanout_floor_ms"]["count"], frames * 3, "{text}");
+    assert_eq!(report["fanout_floor_unmatched"], 0, "{text}");
     assert!(report["sqlite"]["single_row_tx_per_s"].is_number());
     assert!(
         report["server_pid"].is_number(),
@@ -134,6 +146,7 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
         "durable echo",
         "SQLite probe + bare echo",
         "fan-out",
+        "fan-out floor",
         "errors       0",
         "player    patch",
     ] {

@@ -7,12 +7,17 @@
 //! server's store writer), samples the server's memory, and afterwards measures raw SQLite on
 //! the same machine — so that every figure has its baselines beside it.
 //!
+//! With `--fanout-floor-sockets N` it also times the fan-out floor: one socket's frames
+//! broadcast to N − 1 others by the server's `GET /bench/fanout`, with no game behind them
+//! (run it with `--games 0` to see the floor alone).
+//!
 //! `--seed-games N` instead creates N unfinished games of `--seed-actions` actions each (for
 //! timing start-up with many games in the database), and `--touch-games N` times the first
 //! touch (`GET /api/games/{id}`) of N of the newest unfinished games, one at a time — after a
 //! restart, each is loaded from the store by that touch.
 
 mod echo;
+mod fanout;
 mod report;
 pub mod routes;
 mod rss;
@@ -83,6 +88,21 @@ pub struct LoadArgs {
     /// Milliseconds between one echo socket's frames, bare and durable.
     #[arg(long, default_value_t = 10)]
     pub echo_interval_ms: u64,
+    /// Sockets on the fan-out floor (`GET /bench/fanout`, `siege serve --bench-routes`): one
+    /// sends a frame every `--fanout-floor-interval-ms`, the others time its arrival (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub fanout_floor_sockets: usize,
+    /// Bytes of the fan-out floor's update, all its frames together (default: a spectator's
+    /// events and patch frames together at their median, ~800).
+    #[arg(long, default_value_t = 800)]
+    pub fanout_floor_bytes: usize,
+    /// Frames the fan-out floor's update is sent as, written together (1–4; default 2, as a
+    /// spectator is sent an update's events and its patch).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub fanout_floor_frames: u8,
+    /// Milliseconds between the fan-out floor's frames.
+    #[arg(long, default_value_t = 2000)]
+    pub fanout_floor_interval_ms: u64,
     /// HTTP requests and WebSocket connects in flight at once while setting up.
     #[arg(long, default_value_t = 64)]
     pub connect_concurrency: usize,
@@ -178,11 +198,24 @@ async fn play(
         slots.push(tokio::spawn(slot(plan, index as u64, gate, ready, go)));
     }
     drop(ready_tx);
+    let floor = (args.fanout_floor_sockets > 0).then(|| {
+        let (api, gate, n) = (plan.api.clone(), gate.clone(), args.fanout_floor_sockets);
+        let frames = usize::from(args.fanout_floor_frames);
+        tokio::spawn(async move { fanout::connect(&api, n, frames, &gate).await })
+    });
     for _ in 0..args.games {
         if ready_rx.recv().await.is_none() {
             break;
         }
     }
+    let floor = match floor {
+        Some(task) => Some(task.await.unwrap_or_else(|_| {
+            let mut lost = fanout::FanoutOutcome::default();
+            lost.errors.add("task_panicked");
+            Err(lost)
+        })),
+        None => None,
+    };
     report.setup_s = stats::round3(setup.elapsed().as_secs_f64());
     report.rss_kib.loaded = pid.and_then(rss::rss_kib);
 
@@ -208,6 +241,19 @@ async fn play(
     let echo = echo_on(echo::Route::Bare, args.echo_sockets);
     let durable_echo = (args.durable_echo_sockets > 0)
         .then(|| echo_on(echo::Route::Durable, args.durable_echo_sockets));
+    let floor = floor.map(|connected| {
+        let (bytes, frames) = (
+            args.fanout_floor_bytes,
+            usize::from(args.fanout_floor_frames),
+        );
+        let every = Duration::from_millis(args.fanout_floor_interval_ms.max(1));
+        tokio::spawn(async move {
+            match connected {
+                Ok(sockets) => fanout::run(sockets, bytes, frames, every, start, deadline).await,
+                Err(failed) => failed,
+            }
+        })
+    });
     let sampler = pid.map(|pid| tokio::spawn(sample_rss(pid, deadline)));
     let probe = (args.sqlite_probe_ms > 0).then(|| {
         let dir = args.sqlite_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -217,6 +263,26 @@ async fn play(
     let _ = go_tx.send(Some(deadline));
 
     let mut outcome = gather(slots).await;
+    // The echoes and the floor are awaited before the CPU is read: with `--games 0` they are
+    // the whole window.
+    let lost = |_| {
+        let mut lost = echo::EchoOutcome::default();
+        lost.errors.add("task_panicked");
+        lost
+    };
+    let echo = echo.await.unwrap_or_else(lost);
+    let durable_echo = match durable_echo {
+        Some(task) => Some(task.await.unwrap_or_else(lost)),
+        None => None,
+    };
+    let floor = match floor {
+        Some(task) => Some(task.await.unwrap_or_else(|_| {
+            let mut lost = fanout::FanoutOutcome::default();
+            lost.errors.add("task_panicked");
+            lost
+        })),
+        None => None,
+    };
     report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
     let cpu_after = (
         pid.and_then(|p| rss::cpu_seconds(Some(p))),
@@ -233,16 +299,6 @@ async fn play(
             .map(|(a, b)| stats::round3(a - b)),
     };
     report.server_stages = plan.api.stages().await;
-    let lost = |_| {
-        let mut lost = echo::EchoOutcome::default();
-        lost.errors.add("task_panicked");
-        lost
-    };
-    let echo = echo.await.unwrap_or_else(lost);
-    let durable_echo = match durable_echo {
-        Some(task) => Some(task.await.unwrap_or_else(lost)),
-        None => None,
-    };
     if let Some(s) = sampler {
         report.rss_kib.peak = s.await.ok().flatten();
     }
@@ -257,6 +313,9 @@ async fn play(
         }
     }
     report.record(outcome, Some(echo), durable_echo);
+    if let Some(floor) = floor {
+        report.record_fanout_floor(floor);
+    }
     report.compare_commits();
 }
 

@@ -3,6 +3,7 @@
 
 use super::LoadArgs;
 use super::echo::EchoOutcome;
+use super::fanout::FanoutOutcome;
 use super::sqlite::SqliteBaseline;
 use super::stages::StagesReport;
 use super::stats::{Errors, SizeSummary, Summary, round3};
@@ -71,6 +72,13 @@ pub struct Report {
     /// A spectator's receipt of a state minus the acting player's receipt of it (0 if earlier).
     pub fanout_ms: Summary,
     pub fanout_unmatched: u64,
+    /// `--fanout-floor-sockets`: the sender's copy back → each other socket's copy, on the
+    /// server's `GET /bench/fanout` (no game behind it).
+    pub fanout_floor_ms: Option<Summary>,
+    /// Frames the fan-out floor's sender sent and had back.
+    pub fanout_floor_frames: u64,
+    /// Readers' receipts of a frame the sender never had back (should stay 0).
+    pub fanout_floor_unmatched: u64,
     pub games_started: u64,
     pub games_finished: u64,
     pub errors: u64,
@@ -136,6 +144,9 @@ impl Report {
             durable_echo_p50_over_probe_plus_echo_p50: None,
             fanout_ms: Summary::default(),
             fanout_unmatched: 0,
+            fanout_floor_ms: None,
+            fanout_floor_frames: 0,
+            fanout_floor_unmatched: 0,
             games_started: 0,
             games_finished: 0,
             errors: 0,
@@ -218,6 +229,22 @@ impl Report {
             let grown = loaded.saturating_sub(before) as f64;
             self.rss_per_game_kib = Some(round3(grown / self.games as f64));
         }
+        self.errors = self.error_counts.total();
+        self.error_kinds = self.error_counts.kinds().clone();
+    }
+
+    /// Fill in what the fan-out floor's sockets measured.
+    pub(super) fn record_fanout_floor(&mut self, mut floor: FanoutOutcome) {
+        if floor.unavailable {
+            tracing::warn!(
+                "no fan-out floor: start a server of this version or later with --bench-routes"
+            );
+        } else {
+            self.fanout_floor_ms = Some(floor.delays.summary());
+            self.fanout_floor_frames = floor.frames;
+            self.fanout_floor_unmatched = floor.unmatched;
+        }
+        self.error_counts.merge(floor.errors);
         self.errors = self.error_counts.total();
         self.error_kinds = self.error_counts.kinds().clone();
     }
@@ -330,6 +357,13 @@ impl fmt::Display for Report {
         }
         if self.fanout_ms.count > 0 {
             writeln!(f, "  fan-out      {}", self.fanout_ms)?;
+        }
+        if let Some(floor) = &self.fanout_floor_ms {
+            writeln!(
+                f,
+                "  fan-out floor {floor}  ({} frames, {} unmatched)",
+                self.fanout_floor_frames, self.fanout_floor_unmatched
+            )?;
         }
         writeln!(f, "  errors       {} {:?}", self.errors, self.error_kinds)?;
         for (who, sizes) in [

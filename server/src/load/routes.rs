@@ -3,18 +3,25 @@
 //! echo on the same server, runtime and sockets as the games (the baseline every round trip is
 //! compared with); `GET /bench/durable-echo`, the same echo after one durable write through the
 //! server's own store writer (the floor of a durable round trip: the server's commit path and
-//! one echo, with no game behind it); and `GET /bench/stages`, the [`StageTimes`] the server's
-//! probe recorded since the last call.
+//! one echo, with no game behind it); `GET /bench/fanout`, a broadcast with no game behind it
+//! (the floor of a spectators' fan-out: a frame one socket sends goes back to it, then to
+//! every other socket on the route through one broadcast channel, as an action's frames go to
+//! its player and then to the game's spectators); and `GET /bench/stages`, the [`StageTimes`]
+//! the server's probe recorded since the last call.
 
 use super::stages::StageTimes;
 use crate::server::limits;
 use crate::store::writer::Writer;
 use axum::Router;
-use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade, close_code};
+use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use futures_util::SinkExt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -27,7 +34,22 @@ struct Bench {
     shutdown: CancellationToken,
     /// The server's socket tracker: shutdown waits for echo sockets too.
     sockets: TaskTracker,
+    /// `GET /bench/fanout`'s broadcast: each frame with the number of the socket that sent it
+    /// (which had it back already).
+    fanout: broadcast::Sender<(u64, Utf8Bytes)>,
+    /// The next fan-out socket's number.
+    fanout_sockets: Arc<AtomicU64>,
 }
+
+/// `GET /bench/fanout`'s channel: each frame with the number of the socket that sent it.
+type FanoutFeed = (
+    broadcast::Sender<(u64, Utf8Bytes)>,
+    broadcast::Receiver<(u64, Utf8Bytes)>,
+);
+
+/// Frames a fan-out socket may fall behind by before it skips some, as a game's broadcast
+/// lets a spectator that far behind resync.
+const FANOUT_BACKLOG: usize = 64;
 
 /// The benchmark routes, reporting `stages`; the durable echo writes through `writer` (a
 /// clone of the server's own); echo sockets close on `shutdown` and are tracked by `sockets`.
@@ -40,12 +62,15 @@ pub fn bench(
     Router::new()
         .route("/bench/echo", get(echo_socket))
         .route("/bench/durable-echo", get(durable_echo_socket))
+        .route("/bench/fanout", get(fanout_socket))
         .route("/bench/stages", get(stages_report))
         .with_state(Bench {
             stages,
             writer,
             shutdown,
             sockets,
+            fanout: broadcast::channel(FANOUT_BACKLOG).0,
+            fanout_sockets: Arc::default(),
         })
 }
 
@@ -79,6 +104,86 @@ fn upgraded(bench: Bench, upgrade: WebSocketUpgrade, durable: bool) -> Response 
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
         .on_upgrade(move |socket| sockets.track_future(echo(socket, bench.shutdown, writer)))
         .into_response()
+}
+
+/// `GET /bench/fanout[?copies=K]`: every text frame a socket sends comes back to it at once
+/// and is then broadcast to every other socket on the route — the path of an action's frames
+/// (to the player who acted, then through the game's broadcast to its spectators) with no game,
+/// no store and no per-reader work behind it, so that a load of N sockets on it measures what
+/// the transport, the runtime and the broadcast alone cost a fan-out to N readers. Each socket
+/// is sent every frame K times (1 to 4, by default 1), written together and flushed once: a
+/// spectator is sent an update as two frames, its events and its patch.
+async fn fanout_socket(
+    State(bench): State<Bench>,
+    Query(copies): Query<Copies>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let sockets = bench.sockets.clone();
+    let me = bench.fanout_sockets.fetch_add(1, Ordering::Relaxed);
+    let feed = bench.fanout.subscribe();
+    let copies = copies.copies.clamp(1, 4);
+    upgrade
+        .read_buffer_size(limits::READ_BUFFER)
+        .max_message_size(limits::MAX_TRANSPORT_FRAME)
+        .on_upgrade(move |socket| {
+            let feeds = (bench.fanout, feed);
+            sockets.track_future(fanout(socket, me, copies, feeds, bench.shutdown))
+        })
+        .into_response()
+}
+
+/// `GET /bench/fanout`'s query.
+#[derive(serde::Deserialize)]
+struct Copies {
+    #[serde(default = "one")]
+    copies: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// One fan-out socket (number `me`): its frames back to it and out to the others; the
+/// others' frames to it, `copies` times each. A reader that falls [`FANOUT_BACKLOG`] frames
+/// behind skips what it missed.
+async fn fanout(
+    mut socket: WebSocket,
+    me: u64,
+    copies: usize,
+    (out, mut feed): FanoutFeed,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let (frame, own) = tokio::select! {
+            () = shutdown.cancelled() => {
+                close(&mut socket, close_code::AWAY, "server shutting down").await;
+                return;
+            }
+            msg = socket.recv() => match msg {
+                // Back to the sender first, as an action's frames go to its player first.
+                Some(Ok(Message::Text(text))) => (text, true),
+                Some(Ok(_)) => continue,
+                _ => return,
+            },
+            got = feed.recv() => match got {
+                Ok((from, _)) if from == me => continue,
+                Ok((_, text)) => (text, false),
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
+            },
+        };
+        for _ in 0..copies {
+            if socket.feed(Message::Text(frame.clone())).await.is_err() {
+                return;
+            }
+        }
+        if socket.flush().await.is_err() {
+            return;
+        }
+        if own {
+            let _ = out.send((me, frame));
+        }
+    }
 }
 
 /// `GET /bench/stages`: the stage times since the last call, then afresh.
@@ -202,6 +307,52 @@ mod tests {
         shutdown.cancel();
         for socket in [&mut bare, &mut durable] {
             match next(socket).await {
+                Client::Close(Some(f)) => assert_eq!(f.code, CloseCode::Away),
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+        writer.close().await;
+        task.await.unwrap();
+        store.close().await;
+        dir.remove();
+    }
+
+    /// `GET /bench/fanout`: a frame goes back to its sender and to every other socket, as many
+    /// times as each asked (`?copies=`), in the order sent; shutdown closes them all.
+    #[tokio::test]
+    async fn the_fanout_route_sends_each_frame_to_every_socket_as_asked() {
+        let dir = Scratch::new(Kind::Sqlite, "fanout").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let (writer, task) = Writer::start(store.clone());
+        let (base, shutdown) = serve(writer.clone()).await;
+        let mut sockets = Vec::new();
+        for query in ["", "", "?copies=1", "?copies=2"] {
+            let (s, _) = tokio_tungstenite::connect_async(format!("{base}/bench/fanout{query}"))
+                .await
+                .unwrap();
+            sockets.push(s);
+        }
+        // Every socket is subscribed once its upgrade has answered.
+        for (from, text) in [
+            (0, "one"),
+            (2, "two"),
+            (0, "three"),
+            (3, "four"),
+            (1, "five"),
+        ] {
+            sockets[from].send(Client::text(text)).await.unwrap();
+            // Each socket's next frames are this one's copies: none had an earlier frame more
+            // often than it asked (its own, which it had back first, or another's).
+            for (i, s) in sockets.iter_mut().enumerate() {
+                for _ in 0..if i == 3 { 2 } else { 1 } {
+                    assert_eq!(next(s).await, Client::text(text), "socket {i}");
+                }
+            }
+        }
+        assert_eq!(health_rows(&store).await, 0, "the fan-out writes nothing");
+        shutdown.cancel();
+        for s in &mut sockets {
+            match next(s).await {
                 Client::Close(Some(f)) => assert_eq!(f.code, CloseCode::Away),
                 other => panic!("expected a close frame, got {other:?}"),
             }

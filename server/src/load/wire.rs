@@ -169,9 +169,12 @@ async fn read_json<T: serde::de::DeserializeOwned>(
 }
 
 /// How much a client socket reads at a time. The WebSocket library zero-fills this much of its
-/// buffer on every read, so its 128 KiB default made the load generator spend its CPU on
-/// memset rather than on playing; a state frame of ~30 KB takes two reads of this.
-const READ_BUFFER: usize = 16 * 1024;
+/// buffer on every read (and on every poll that finds nothing to read), so its 128 KiB default
+/// made the load generator spend its CPU on memset rather than on playing, and 16 KiB still
+/// made memset the generator's largest single cost with 10,000 spectators (docs/benchmarks.md,
+/// 2026-12-04). Most frames after the first state are under 4 KiB; a state frame of ~26 KB
+/// takes seven reads of this.
+const READ_BUFFER: usize = 4 * 1024;
 
 /// How long one HTTP request or WebSocket handshake may take.
 const SETUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
