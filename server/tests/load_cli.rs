@@ -101,14 +101,15 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
         report["durable_echo_p50_over_probe_plus_echo_p50"].is_number(),
         "{text}"
     );
-    // The fan-out floor (GET /bench/fanout): each frame the sender had back reached the
-    // three other sockets once, the warm-up frame untimed.
-    let frames = report["fanout_floor_frames"]
+    // The fan-out floor (GET /bench/fanout): each update the sender had back reached the
+    // three other sockets once (in two frames), the warm-up untimed.
+    let updates = report["fanout_floor_updates"]
         .as_u64()
-        .expect("fanout_floor_frames");
-    assert!(frames >= 5, "{text}");
-    assert_eq!(report["fanout_floor_ms"]["count"], frames * 3, "{text}");
+        .expect("fanout_floor_updates");
+    assert!(updates >= 5, "{text}");
+    assert_eq!(report["fanout_floor_ms"]["count"], updates * 3, "{text}");
     assert_eq!(report["fanout_floor_unmatched"], 0, "{text}");
+    assert_eq!(report["fanout_floor_missing"], 0, "{text}");
     assert!(report["sqlite"]["single_row_tx_per_s"].is_number());
     assert!(
         report["server_pid"].is_number(),
@@ -185,4 +186,35 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
 
     server.kill().await.expect("kill the server");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A fan-out floor with a sender and no reader, or with frames the server could not take, is
+/// refused before anything runs, naming the flag.
+#[tokio::test]
+async fn a_fanout_floor_that_cannot_measure_is_refused() {
+    for (args, flag) in [
+        (
+            &["--fanout-floor-sockets", "1"][..],
+            "--fanout-floor-sockets 1",
+        ),
+        (
+            &[
+                "--fanout-floor-sockets",
+                "3",
+                "--fanout-floor-bytes",
+                "4000000",
+            ][..],
+            "--fanout-floor-bytes 4000000",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_siege"))
+            .args(["load", "--url", "http://127.0.0.1:9", "--games", "0"])
+            .args(args)
+            .output()
+            .await
+            .expect("siege load runs");
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
 }

@@ -34,10 +34,14 @@ const GRACE: Duration = Duration::from_secs(30);
 pub struct FanoutOutcome {
     /// Sender's own copy back → each reader's copy, one sample per reader and frame.
     pub delays: Samples,
-    /// Frames the sender sent and had back (the warm-up frame not counted).
-    pub frames: u64,
+    /// Updates the sender sent and had back (the warm-up not counted).
+    pub updates: u64,
     /// Readers' receipts of a frame the sender never had back (should stay 0).
     pub unmatched: u64,
+    /// Timed updates some reader never received (it fell behind and the server let it skip
+    /// them, or it stopped): each is also counted as an error, as its delay is missing from
+    /// the distribution.
+    pub missing: u64,
     pub errors: Errors,
     /// The route answered 404: the server was not started with `--bench-routes`.
     pub unavailable: bool,
@@ -83,7 +87,10 @@ pub async fn connect(
     for t in tasks {
         match t.await {
             Ok(Ok(s)) => connected.push(s),
-            Ok(Err(WireError::Ws(tungstenite::Error::Http(_)))) => failed.unavailable = true,
+            // The route answered 404: no bench routes. Any other refusal is an error.
+            Ok(Err(WireError::Ws(tungstenite::Error::Http(r)))) if r.status() == 404 => {
+                failed.unavailable = true;
+            }
             Ok(Err(e)) => failed.errors.add(format!("fanout_{}", e.kind())),
             Err(_) => failed.errors.add("task_panicked"),
         }
@@ -116,8 +123,9 @@ pub async fn run(
         .collect();
     tokio::time::sleep_until(start).await;
     let (back, errors) = send(sender, bytes / frames, frames, interval, deadline).await;
-    out.frames = back.range(WARM_UP + 1..).count() as u64;
+    out.updates = back.range(WARM_UP + 1..).count() as u64;
     out.errors.merge(errors);
+    let expected = out.updates * readers.len() as u64;
     for r in readers {
         match r.await {
             Ok((arrivals, errors)) => {
@@ -134,6 +142,10 @@ pub async fn run(
             Err(_) => out.errors.add("task_panicked"),
         }
     }
+    out.missing = expected.saturating_sub(out.delays.len() as u64);
+    for _ in 0..out.missing {
+        out.errors.add("fanout_missing");
+    }
     out
 }
 
@@ -148,6 +160,7 @@ async fn send(
 ) -> (BTreeMap<u64, Instant>, Errors) {
     let (mut back, mut errors) = (BTreeMap::new(), Errors::default());
     let mut next = Instant::now();
+    let mut last_sent = next;
     let mut n = 0u64;
     while next < deadline {
         tokio::time::sleep_until(next).await;
@@ -156,43 +169,39 @@ async fn send(
             errors.add(format!("fanout_{}", WireError::from(e).kind()));
             return (back, errors);
         }
-        for copy in 1..=copies {
-            match tokio::time::timeout(GRACE, wire::next_text(&mut socket)).await {
-                Ok(Ok(t)) if number(t.as_str()) == Some(n) => {
+        // Its copies, the last timed; anything else is counted and does not take their place.
+        let mut copy = 0;
+        while copy < copies {
+            match next_within(&mut socket, Instant::now() + GRACE).await {
+                Ok(t) if number(t.as_str()) == Some(n) => {
+                    copy += 1;
                     if copy == copies {
                         back.insert(n, Instant::now());
                     }
                 }
-                Ok(Ok(_)) => errors.add("fanout_mismatch"),
-                Ok(Err(e)) => {
-                    errors.add(format!("fanout_{}", e.kind()));
+                Ok(_) => errors.add("fanout_mismatch"),
+                Err(kind) => {
+                    errors.add(kind);
                     return (back, errors);
-                }
-                Err(_) => {
-                    errors.add("fanout_timeout");
-                    break;
                 }
             }
         }
+        last_sent = next;
         n += 1;
         next += interval;
     }
-    // The end frame, which makes every reader close its socket, waits for the deadline: the
-    // closing must not overlap the last frame's fan-out.
-    tokio::time::sleep_until(deadline).await;
+    // The end frame, which makes every reader close its socket, waits for the deadline and
+    // for an interval after the last update: the closing must not overlap a fan-out.
+    tokio::time::sleep_until(deadline.max(last_sent + interval)).await;
     // The server broadcasts a frame after sending it back: wait for the end frame's copy
     // before closing, or the readers would never have it.
     match socket.send(Message::text(END)).await {
         Ok(()) => loop {
-            match tokio::time::timeout(GRACE, wire::next_text(&mut socket)).await {
-                Ok(Ok(t)) if t.as_str() == END => break,
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => {
-                    errors.add(format!("fanout_{}", e.kind()));
-                    break;
-                }
-                Err(_) => {
-                    errors.add("fanout_timeout");
+            match next_within(&mut socket, Instant::now() + GRACE).await {
+                Ok(t) if t.as_str() == END => break,
+                Ok(_) => {}
+                Err(kind) => {
+                    errors.add(kind);
                     break;
                 }
             }
@@ -214,8 +223,8 @@ async fn read(
     // The frame being received and how many of its copies have come.
     let (mut current, mut seen) = (None, 0);
     loop {
-        match tokio::time::timeout_at(deadline + GRACE, wire::next_text(&mut socket)).await {
-            Ok(Ok(t)) => {
+        match next_within(&mut socket, deadline + GRACE).await {
+            Ok(t) => {
                 let at = Instant::now();
                 match number(t.as_str()) {
                     Some(n) => {
@@ -232,18 +241,26 @@ async fn read(
                     None => errors.add("fanout_mismatch"),
                 }
             }
-            Ok(Err(e)) => {
-                errors.add(format!("fanout_{}", e.kind()));
-                break;
-            }
-            Err(_) => {
-                errors.add("fanout_timeout");
+            Err(kind) => {
+                errors.add(kind);
                 break;
             }
         }
     }
     let _ = socket.close(None).await;
     (arrivals, errors)
+}
+
+/// The next text frame before `until`, or the kind of error that ended the wait.
+async fn next_within(
+    socket: &mut wire::Socket,
+    until: Instant,
+) -> Result<tungstenite::Utf8Bytes, String> {
+    match tokio::time::timeout_at(until, wire::next_text(socket)).await {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(e)) => Err(format!("fanout_{}", e.kind())),
+        Err(_) => Err("fanout_timeout".into()),
+    }
 }
 
 #[cfg(test)]

@@ -133,6 +133,12 @@ pub struct LoadArgs {
 pub enum LoadError {
     #[error("--url {0} is not an http:// URL")]
     Url(String),
+    #[error("--fanout-floor-sockets {0}: a sender and at least one reader (2 or more), or 0")]
+    FanoutFloorSockets(usize),
+    #[error(
+        "--fanout-floor-bytes {0} in {1} frames: each frame over the server's 1 MiB transport limit"
+    )]
+    FanoutFloorBytes(usize, u8),
 }
 
 /// Run the load (or seeding) described by `args` and report what was measured.
@@ -140,6 +146,13 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
     let url = reqwest::Url::parse(&args.url).map_err(|_| LoadError::Url(args.url.clone()))?;
     if url.scheme() != "http" {
         return Err(LoadError::Url(args.url.clone()));
+    }
+    if args.fanout_floor_sockets == 1 {
+        return Err(LoadError::FanoutFloorSockets(1));
+    }
+    let frames = args.fanout_floor_frames;
+    if args.fanout_floor_bytes / usize::from(frames) > crate::server::limits::MAX_TRANSPORT_FRAME {
+        return Err(LoadError::FanoutFloorBytes(args.fanout_floor_bytes, frames));
     }
     let pid = args.server_pid.or_else(|| {
         let local = matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
@@ -263,8 +276,9 @@ async fn play(
     let _ = go_tx.send(Some(deadline));
 
     let mut outcome = gather(slots).await;
+    let played = start.elapsed();
     // The echoes and the floor are awaited before the CPU is read: with `--games 0` they are
-    // the whole window.
+    // the whole window (and its length); with games, the window of actions/s ends with them.
     let lost = |_| {
         let mut lost = echo::EchoOutcome::default();
         lost.errors.add("task_panicked");
@@ -283,7 +297,12 @@ async fn play(
         })),
         None => None,
     };
-    report.elapsed_s = stats::round3(start.elapsed().as_secs_f64());
+    let window = if args.games > 0 {
+        played
+    } else {
+        start.elapsed()
+    };
+    report.elapsed_s = stats::round3(window.as_secs_f64());
     let cpu_after = (
         pid.and_then(|p| rss::cpu_seconds(Some(p))),
         rss::cpu_seconds(None),

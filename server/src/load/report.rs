@@ -75,10 +75,12 @@ pub struct Report {
     /// `--fanout-floor-sockets`: the sender's copy back → each other socket's copy, on the
     /// server's `GET /bench/fanout` (no game behind it).
     pub fanout_floor_ms: Option<Summary>,
-    /// Frames the fan-out floor's sender sent and had back.
-    pub fanout_floor_frames: u64,
+    /// Updates the fan-out floor's sender sent and had back (the warm-up not counted).
+    pub fanout_floor_updates: u64,
     /// Readers' receipts of a frame the sender never had back (should stay 0).
     pub fanout_floor_unmatched: u64,
+    /// Timed updates some reader never received (should stay 0; each is also an error).
+    pub fanout_floor_missing: u64,
     pub games_started: u64,
     pub games_finished: u64,
     pub errors: u64,
@@ -145,8 +147,9 @@ impl Report {
             fanout_ms: Summary::default(),
             fanout_unmatched: 0,
             fanout_floor_ms: None,
-            fanout_floor_frames: 0,
+            fanout_floor_updates: 0,
             fanout_floor_unmatched: 0,
+            fanout_floor_missing: 0,
             games_started: 0,
             games_finished: 0,
             errors: 0,
@@ -241,8 +244,9 @@ impl Report {
             );
         } else {
             self.fanout_floor_ms = Some(floor.delays.summary());
-            self.fanout_floor_frames = floor.frames;
+            self.fanout_floor_updates = floor.updates;
             self.fanout_floor_unmatched = floor.unmatched;
+            self.fanout_floor_missing = floor.missing;
         }
         self.error_counts.merge(floor.errors);
         self.errors = self.error_counts.total();
@@ -361,8 +365,8 @@ impl fmt::Display for Report {
         if let Some(floor) = &self.fanout_floor_ms {
             writeln!(
                 f,
-                "  fan-out floor {floor}  ({} frames, {} unmatched)",
-                self.fanout_floor_frames, self.fanout_floor_unmatched
+                "  fan-out floor {floor}  ({} updates, {} unmatched, {} missing)",
+                self.fanout_floor_updates, self.fanout_floor_unmatched, self.fanout_floor_missing
             )?;
         }
         writeln!(f, "  errors       {} {:?}", self.errors, self.error_kinds)?;
