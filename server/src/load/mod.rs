@@ -278,7 +278,8 @@ async fn play(
     let mut outcome = gather(slots).await;
     let played = start.elapsed();
     // The echoes and the floor are awaited before the CPU is read: with `--games 0` they are
-    // the whole window (and its length); with games, the window of actions/s ends with them.
+    // the whole window (and its length); with games, the window of actions/s ends with the
+    // games.
     let lost = |_| {
         let mut lost = echo::EchoOutcome::default();
         lost.errors.add("task_panicked");

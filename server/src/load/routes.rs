@@ -99,11 +99,16 @@ async fn durable_echo_socket(State(bench): State<Bench>, upgrade: WebSocketUpgra
 fn upgraded(bench: Bench, upgrade: WebSocketUpgrade, durable: bool) -> Response {
     let sockets = bench.sockets.clone();
     let writer = durable.then_some(bench.writer);
+    limited(upgrade)
+        .on_upgrade(move |socket| sockets.track_future(echo(socket, bench.shutdown, writer)))
+        .into_response()
+}
+
+/// A benchmark socket reads and accepts what a game's socket does.
+fn limited(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
     upgrade
         .read_buffer_size(limits::READ_BUFFER)
         .max_message_size(limits::MAX_TRANSPORT_FRAME)
-        .on_upgrade(move |socket| sockets.track_future(echo(socket, bench.shutdown, writer)))
-        .into_response()
 }
 
 /// `GET /bench/fanout[?copies=K]`: every text frame a socket sends comes back to it at once
@@ -121,10 +126,8 @@ async fn fanout_socket(
     let sockets = bench.sockets.clone();
     let me = bench.fanout_sockets.fetch_add(1, Ordering::Relaxed);
     let feed = bench.fanout.subscribe();
-    let copies = copies.copies.clamp(1, 4);
-    upgrade
-        .read_buffer_size(limits::READ_BUFFER)
-        .max_message_size(limits::MAX_TRANSPORT_FRAME)
+    let copies = copies.copies.unwrap_or(1).clamp(1, 4);
+    limited(upgrade)
         .on_upgrade(move |socket| {
             let feeds = (bench.fanout, feed);
             sockets.track_future(fanout(socket, me, copies, feeds, bench.shutdown))
@@ -135,12 +138,7 @@ async fn fanout_socket(
 /// `GET /bench/fanout`'s query.
 #[derive(serde::Deserialize)]
 struct Copies {
-    #[serde(default = "one")]
-    copies: usize,
-}
-
-fn one() -> usize {
-    1
+    copies: Option<usize>,
 }
 
 /// One fan-out socket (number `me`): its frames back to it and out to the others; the
