@@ -188,10 +188,11 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// A fan-out floor with a sender and no reader, or with frames the server could not take, is
-/// refused before anything runs, naming the flag.
+/// Flags that could not measure what they ask are refused before anything runs, naming the
+/// flag: a fan-out floor with a sender and no reader, or with frames the server could not
+/// take, or asked beside a run that does not play; seeding and touching games at once.
 #[tokio::test]
-async fn a_fanout_floor_that_cannot_measure_is_refused() {
+async fn load_flags_that_cannot_measure_are_refused() {
     for (args, flag) in [
         (
             &["--fanout-floor-sockets", "1"][..],
@@ -205,6 +206,19 @@ async fn a_fanout_floor_that_cannot_measure_is_refused() {
                 "4000000",
             ][..],
             "--fanout-floor-bytes 4000000",
+        ),
+        // The floor is measured beside a play: not while seeding or touching games.
+        (
+            &["--fanout-floor-sockets", "3", "--seed-games", "1"][..],
+            "--seed-games",
+        ),
+        (
+            &["--fanout-floor-sockets", "3", "--touch-games", "1"][..],
+            "--touch-games",
+        ),
+        (
+            &["--seed-games", "1", "--touch-games", "1"][..],
+            "--touch-games",
         ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_siege"))

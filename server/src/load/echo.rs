@@ -62,8 +62,8 @@ impl Route {
 pub struct EchoOutcome {
     pub rtt: Samples,
     pub errors: Errors,
-    /// The route answered 404 or the upgrade failed: the server was not started with
-    /// `--bench-routes`.
+    /// The route answered 404: the server was not started with `--bench-routes` (or is a
+    /// version without this route).
     pub unavailable: bool,
 }
 
@@ -88,12 +88,16 @@ pub async fn run(
             tokio::time::sleep_until(start).await;
             match socket {
                 Ok(s) => one(s, route, &payload, interval, deadline).await,
-                // The server answered the upgrade with an HTTP response (404): no bench routes.
-                Err(WireError::Ws(tungstenite::Error::Http(_))) => EchoOutcome {
-                    unavailable: true,
-                    ..EchoOutcome::default()
-                },
-                // Anything else (refused, out of file descriptors…) is an error of the run.
+                // The route answered 404: no bench routes. Any other HTTP answer to the
+                // upgrade (a cap on connections, say) is an error of the run, below.
+                Err(WireError::Ws(tungstenite::Error::Http(r))) if r.status() == 404 => {
+                    EchoOutcome {
+                        unavailable: true,
+                        ..EchoOutcome::default()
+                    }
+                }
+                // Anything else (refused, out of file descriptors, another HTTP status…) is
+                // an error of the run.
                 Err(e) => {
                     let mut out = EchoOutcome::default();
                     out.errors.add(format!("{}_{}", route.errors(), e.kind()));

@@ -29,6 +29,7 @@ mod wire;
 
 pub use report::{Report, Rss};
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,7 +91,8 @@ pub struct LoadArgs {
     pub echo_interval_ms: u64,
     /// Sockets on the fan-out floor (`GET /bench/fanout`, `siege serve --bench-routes`): one
     /// sends a frame every `--fanout-floor-interval-ms`, the others time its arrival (0: none).
-    #[arg(long, default_value_t = 0)]
+    /// Measured beside a play, so not with `--seed-games` or `--touch-games`.
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["seed_games", "touch_games"])]
     pub fanout_floor_sockets: usize,
     /// Bytes of the fan-out floor's update, all its frames together (default: a spectator's
     /// events and patch frames together at their median, ~800).
@@ -123,8 +125,9 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 200)]
     pub seed_actions: u64,
     /// Instead of playing: `GET /api/games/{id}` once each for this many of the newest
-    /// unfinished games (at most 1,000), one after another, timing each.
-    #[arg(long)]
+    /// unfinished games (at most 1,000), one after another, timing each. Not with
+    /// `--seed-games`.
+    #[arg(long, conflicts_with = "seed_games")]
     pub touch_games: Option<usize>,
 }
 
@@ -238,6 +241,7 @@ async fn play(
         pid.and_then(|p| rss::cpu_seconds(Some(p))),
         rss::cpu_seconds(None),
     );
+    let threads_before = pid.and_then(rss::thread_cpu);
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration.max(0.0));
     let echo_on = |route: echo::Route, sockets: usize| {
@@ -304,15 +308,21 @@ async fn play(
         start.elapsed()
     };
     report.elapsed_s = stats::round3(window.as_secs_f64());
+    let threads_after = pid.and_then(rss::thread_cpu);
     let cpu_after = (
         pid.and_then(|p| rss::cpu_seconds(Some(p))),
         rss::cpu_seconds(None),
     );
+    let server_cpu = cpu_after.0.zip(cpu_before.0).map(|(a, b)| a - b);
     report.cpu_s = report::CpuUse {
-        server: cpu_after
-            .0
-            .zip(cpu_before.0)
-            .map(|(a, b)| stats::round3(a - b)),
+        server: server_cpu.map(stats::round3),
+        server_threads: match (&threads_before, &threads_after, server_cpu) {
+            (Some(before), Some(after), Some(total)) => rss::cpu_by_kind(before, after, total)
+                .into_iter()
+                .map(|(kind, s)| (kind, stats::round3(s)))
+                .collect(),
+            _ => BTreeMap::new(),
+        },
         load_generator: cpu_after
             .1
             .zip(cpu_before.1)

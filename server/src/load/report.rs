@@ -32,6 +32,9 @@ pub struct Rss {
 pub struct CpuUse {
     pub server: Option<f64>,
     pub load_generator: Option<f64>,
+    /// The server's CPU seconds by its threads: `workers` (the runtime's), `sqlite` (SQLite's
+    /// connections' threads) and `other` (the rest, and threads that ended in the window).
+    pub server_threads: BTreeMap<String, f64>,
 }
 
 /// Everything a run measured.
@@ -384,6 +387,19 @@ impl fmt::Display for Report {
                 "  CPU          server {server:.2} s, load generator {load:.2} s; server {:.3} ms an action",
                 self.server_cpu_ms_per_action.unwrap_or(0.0)
             )?;
+            if !self.cpu_s.server_threads.is_empty() && self.actions > 0 {
+                let per_action = |kind: &str| {
+                    self.cpu_s.server_threads.get(kind).copied().unwrap_or(0.0) * 1000.0
+                        / self.actions as f64
+                };
+                writeln!(
+                    f,
+                    "               server threads: workers {:.3}, SQLite {:.3}, other {:.3} ms an action",
+                    per_action("workers"),
+                    per_action("sqlite"),
+                    per_action("other")
+                )?;
+            }
         }
         if self.server_pid.is_some() {
             let r = &self.rss_kib;

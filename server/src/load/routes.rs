@@ -170,12 +170,18 @@ async fn fanout(
                 Err(RecvError::Closed) => return,
             },
         };
-        for _ in 0..copies {
-            if socket.feed(Message::Text(frame.clone())).await.is_err() {
-                return;
+        let sent = async {
+            for _ in 0..copies {
+                socket.feed(Message::Text(frame.clone())).await?;
             }
-        }
-        if socket.flush().await.is_err() {
+            socket.flush().await
+        };
+        // A client that stopped reading blocks the write: shutdown must not wait for it.
+        let sent = tokio::select! {
+            () = shutdown.cancelled() => return,
+            sent = sent => sent,
+        };
+        if sent.is_err() {
             return;
         }
         if own {
@@ -212,19 +218,28 @@ async fn echo(mut socket: WebSocket, shutdown: CancellationToken, writer: Option
             close(&mut socket, close_code::ERROR, "the durable write failed").await;
             return;
         }
-        if socket.send(frame).await.is_err() {
+        // A client that stopped reading blocks the write: shutdown must not wait for it.
+        let sent = tokio::select! {
+            () = shutdown.cancelled() => return,
+            sent = socket.send(frame) => sent,
+        };
+        if sent.is_err() {
             return;
         }
     }
 }
 
-/// Send a close frame of `code` and `reason` (the client may be gone already).
+/// How long a close frame may wait for a client that does not read.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Send a close frame of `code` and `reason` (the client may be gone already, or not reading:
+/// then it is given up after [`CLOSE_WAIT`]).
 async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
         code,
         reason: Utf8Bytes::from_static(reason),
     };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = tokio::time::timeout(CLOSE_WAIT, socket.send(Message::Close(Some(frame)))).await;
 }
 
 #[cfg(test)]
@@ -245,12 +260,19 @@ mod tests {
     /// Serve the benchmark routes, writing through `writer`, on a free port: their `ws://`
     /// base and the shutdown token.
     async fn serve(writer: Writer) -> (String, CancellationToken) {
+        let (base, shutdown, _) = serve_tracked(writer).await;
+        (base, shutdown)
+    }
+
+    /// [`serve`], with the tracker of its sockets.
+    async fn serve_tracked(writer: Writer) -> (String, CancellationToken, TaskTracker) {
         let shutdown = CancellationToken::new();
-        let app = bench(Arc::default(), writer, shutdown.clone(), TaskTracker::new());
+        let sockets = TaskTracker::new();
+        let app = bench(Arc::default(), writer, shutdown.clone(), sockets.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
-        (format!("ws://{addr}"), shutdown)
+        (format!("ws://{addr}"), shutdown, sockets)
     }
 
     /// Rows in the health table, which only the writer's probe writes.
@@ -308,6 +330,48 @@ mod tests {
                 Client::Close(Some(f)) => assert_eq!(f.code, CloseCode::Away),
                 other => panic!("expected a close frame, got {other:?}"),
             }
+        }
+        writer.close().await;
+        task.await.unwrap();
+        store.close().await;
+        dir.remove();
+    }
+
+    /// A bench socket whose client sends and never reads leaves the server's task blocked
+    /// writing to it; shutdown still ends that task (the fan-out's and the echo's) instead of
+    /// waiting for the client for ever.
+    #[tokio::test]
+    async fn shutdown_does_not_wait_for_a_client_that_stopped_reading() {
+        let dir = Scratch::new(Kind::Sqlite, "stalled").await;
+        let store = Store::open(&dir.url).await.unwrap();
+        let (writer, task) = Writer::start(store.clone());
+        let (base, shutdown, tracker) = serve_tracked(writer.clone()).await;
+        let mut clients = Vec::new();
+        for route in ["/bench/fanout?copies=4", "/bench/echo"] {
+            let (socket, _) = tokio_tungstenite::connect_async(format!("{base}{route}"))
+                .await
+                .unwrap();
+            let (mut tx, rx) = socket.split();
+            // Far more than the loopback's buffers hold, never read back: the server's writes
+            // block. The client's own writes block in turn, so they run on their own.
+            clients.push(tokio::spawn(async move {
+                let frame = "x".repeat(256 * 1024);
+                for _ in 0..400 {
+                    if tx.send(Client::text(frame.clone())).await.is_err() {
+                        break;
+                    }
+                }
+                (tx, rx)
+            }));
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        shutdown.cancel();
+        tracker.close();
+        tokio::time::timeout(std::time::Duration::from_secs(15), tracker.wait())
+            .await
+            .expect("every bench socket's task ended at shutdown");
+        for c in clients {
+            c.abort();
         }
         writer.close().await;
         task.await.unwrap();

@@ -4,7 +4,12 @@
 //! port: `/proc/net/tcp{,6}` names the listening socket's inode, and the process whose
 //! `/proc/<pid>/fd` links to `socket:[inode]` owns it. Without `/proc` (or permission), the
 //! report simply has no memory figures.
+//!
+//! The server's CPU is also read thread by thread (`/proc/<pid>/task/<tid>/stat`) and shared
+//! out by what the threads are: the runtime's workers, SQLite's connections' own threads, and
+//! the rest — the split docs/benchmarks.md gives an action's CPU in.
 
+use std::collections::BTreeMap;
 use std::fs;
 
 /// The resident set size of process `pid` in KiB (`VmRSS`).
@@ -39,6 +44,64 @@ pub fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
         |p| format!("/proc/{p}/stat"),
     );
     parse_cpu(&fs::read_to_string(path).ok()?, clock_ticks())
+}
+
+/// The CPU time (user and system) each thread of process `pid` has used so far, in seconds,
+/// with the thread's name, by thread id; `None` without `/proc`. A thread that ends while it
+/// is read is left out.
+pub fn thread_cpu(pid: u32) -> Option<BTreeMap<u32, (String, f64)>> {
+    let mut threads = BTreeMap::new();
+    for entry in fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+        let Ok(tid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if let (Some(name), Some(cpu)) = (thread_name(&stat), parse_cpu(&stat, clock_ticks())) {
+            threads.insert(tid, (name.to_string(), cpu));
+        }
+    }
+    Some(threads)
+}
+
+/// The name (field 2, in parentheses, which it may itself hold) of a `/proc/.../stat` line.
+fn thread_name(stat: &str) -> Option<&str> {
+    stat.get(stat.find('(')? + 1..stat.rfind(')')?)
+}
+
+/// What a server thread is, by its name: `workers` (the tokio runtime's, which run the games,
+/// the connections and the writer task), `sqlite` (the thread each SQLite connection runs its
+/// statements on, sqlx's), or `other`.
+fn thread_kind(name: &str) -> &'static str {
+    if name.starts_with("tokio") {
+        "workers"
+    } else if name.starts_with("sqlx-sqlite") {
+        "sqlite"
+    } else {
+        "other"
+    }
+}
+
+/// The CPU seconds of `total` used between two [`thread_cpu`] readings, by [`thread_kind`]. A
+/// thread born between them counts from zero; one that ended between them is not in `after`,
+/// and what it used is in `other`, the remainder of `total`.
+pub fn cpu_by_kind(
+    before: &BTreeMap<u32, (String, f64)>,
+    after: &BTreeMap<u32, (String, f64)>,
+    total: f64,
+) -> BTreeMap<String, f64> {
+    let mut kinds = BTreeMap::from([("workers".to_string(), 0.0), ("sqlite".to_string(), 0.0)]);
+    for (tid, (name, cpu)) in after {
+        let was = before.get(tid).map_or(0.0, |(_, c)| *c);
+        let kind = thread_kind(name);
+        if kind != "other" {
+            *kinds.entry(kind.to_string()).or_default() += (cpu - was).max(0.0);
+        }
+    }
+    let named: f64 = kinds.values().sum();
+    kinds.insert("other".to_string(), (total - named).max(0.0));
+    kinds
 }
 
 /// Clock ticks per second of `/proc/<pid>/stat` times: 100 on every Linux this runs on.
@@ -112,6 +175,41 @@ mod tests {
             cpu_seconds(None).is_some(),
             "this process has a /proc/self/stat"
         );
+    }
+
+    #[test]
+    fn thread_cpu_is_shared_out_by_what_the_threads_are() {
+        let reading = |rows: &[(u32, &str, f64)]| -> BTreeMap<u32, (String, f64)> {
+            rows.iter()
+                .map(|(tid, name, cpu)| (*tid, (name.to_string(), *cpu)))
+                .collect()
+        };
+        let before = reading(&[
+            (1, "siege", 0.5),
+            (2, "tokio-rt-worker", 1.0),
+            (3, "tokio-rt-worker", 2.0),
+            (4, "sqlx-sqlite-wor", 0.25),
+            (5, "tokio-rt-worker", 9.0),
+        ]);
+        // Thread 5 ended; 6 (SQLite's) was born.
+        let after = reading(&[
+            (1, "siege", 0.5),
+            (2, "tokio-rt-worker", 3.0),
+            (3, "tokio-rt-worker", 2.5),
+            (4, "sqlx-sqlite-wor", 1.25),
+            (6, "sqlx-sqlite-wor", 0.5),
+        ]);
+        let kinds = cpu_by_kind(&before, &after, 5.0);
+        assert_eq!(kinds["workers"], 2.5);
+        assert_eq!(kinds["sqlite"], 1.5);
+        // The ended worker's last second, and nothing of the main thread, which was idle.
+        assert_eq!(kinds["other"], 1.0);
+        let stat = "42 (tokio-rt (x)) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 9 0 5 1 1";
+        assert_eq!(thread_name(stat), Some("tokio-rt (x)"));
+        if std::path::Path::new("/proc/self/task").exists() {
+            let mine = thread_cpu(std::process::id()).expect("this process's threads");
+            assert!(!mine.is_empty());
+        }
     }
 
     #[test]

@@ -40,6 +40,10 @@ impl WireError {
         match self {
             WireError::Status { status, .. } => format!("http_{status}"),
             WireError::Http(_) => "http".into(),
+            // An upgrade answered with an HTTP status says which.
+            WireError::Ws(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+                format!("websocket_http_{}", r.status().as_u16())
+            }
             WireError::Ws(_) => "websocket".into(),
             WireError::Frame(_) => "bad_frame".into(),
             WireError::Closed => "closed".into(),
@@ -233,19 +237,15 @@ pub struct Frame<'a> {
     pub view: Option<ViewHead>,
     #[serde(default, borrow)]
     pub legal_actions: Option<Vec<&'a RawValue>>,
+    /// A `patch` frame's operations, read here so that the frame is parsed once.
+    #[serde(default)]
+    pub ops: Option<Vec<serde_json::Value>>,
 }
 
 impl<'a> Frame<'a> {
     pub fn parse(text: &'a str) -> Result<Frame<'a>, WireError> {
         serde_json::from_str(text).map_err(|e| WireError::Frame(e.to_string()))
     }
-}
-
-/// A `patch` frame: the seq it brings the state to and its RFC 6902 operations.
-#[derive(Debug, Deserialize)]
-pub struct PatchFrame {
-    pub seq: u64,
-    pub ops: Vec<serde_json::Value>,
 }
 
 /// A frame read by a spectator: only its type and seq (the view, events and patch operations
@@ -282,12 +282,38 @@ mod tests {
     }
 
     #[test]
+    fn an_upgrade_refused_by_http_says_its_status() {
+        let refused = |status: u16| {
+            let response = tokio_tungstenite::tungstenite::http::Response::builder()
+                .status(status)
+                .body(None)
+                .unwrap();
+            WireError::Ws(tokio_tungstenite::tungstenite::Error::Http(Box::new(
+                response,
+            )))
+            .kind()
+        };
+        assert_eq!(refused(404), "websocket_http_404");
+        assert_eq!(refused(503), "websocket_http_503");
+        assert_eq!(WireError::Closed.kind(), "closed");
+    }
+
+    #[test]
     fn error_and_patch_frames_read_too() {
         let e = Frame::parse(r#"{"type":"error","code":"stale","message":"m"}"#).unwrap();
         assert_eq!(e.code.as_deref(), Some("stale"));
         let p =
             Head::parse(r#"{"type":"patch","seq":9,"ops":[{"op":"remove","path":"/a"}]}"#).unwrap();
         assert_eq!((p.kind.as_ref(), p.seq), ("patch", Some(9)));
+        // A player reads a patch's operations with its head, in one parse.
+        let f = Frame::parse(r#"{"type":"patch","seq":9,"ops":[{"op":"remove","path":"/a"}]}"#)
+            .unwrap();
+        assert_eq!((f.kind.as_ref(), f.seq), ("patch", Some(9)));
+        assert_eq!(
+            f.ops,
+            Some(vec![serde_json::json!({"op": "remove", "path": "/a"})])
+        );
+        assert_eq!(e.ops, None);
     }
 
     #[test]
