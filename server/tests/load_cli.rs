@@ -141,7 +141,16 @@ async fn a_short_load_run_is_clean_and_reports_every_figure() {
         "spectators did not ask for patches: {text}"
     );
     assert!(report["server_cpu_ms_per_action"].is_number(), "{text}");
+    // The server's CPU by thread: its runtime's workers ran the games, SQLite's thread the
+    // commits (their names, tokio's and sqlx's, are what the split goes by).
+    let threads = &report["cpu_s"]["server_threads"];
+    assert!(
+        threads["workers"].as_f64().is_some_and(|s| s > 0.0),
+        "{text}"
+    );
+    assert!(threads["sqlite"].is_number(), "{text}");
     for line in [
+        "server threads:",
         "round trip",
         "bare echo",
         "durable echo",

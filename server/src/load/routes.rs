@@ -178,7 +178,10 @@ async fn fanout(
         };
         // A client that stopped reading blocks the write: shutdown must not wait for it.
         let sent = tokio::select! {
-            () = shutdown.cancelled() => return,
+            () = shutdown.cancelled() => {
+                close(&mut socket, close_code::AWAY, "server shutting down").await;
+                return;
+            }
             sent = sent => sent,
         };
         if sent.is_err() {
@@ -220,7 +223,10 @@ async fn echo(mut socket: WebSocket, shutdown: CancellationToken, writer: Option
         }
         // A client that stopped reading blocks the write: shutdown must not wait for it.
         let sent = tokio::select! {
-            () = shutdown.cancelled() => return,
+            () = shutdown.cancelled() => {
+                close(&mut socket, close_code::AWAY, "server shutting down").await;
+                return;
+            }
             sent = socket.send(frame) => sent,
         };
         if sent.is_err() {
@@ -233,7 +239,8 @@ async fn echo(mut socket: WebSocket, shutdown: CancellationToken, writer: Option
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Send a close frame of `code` and `reason` (the client may be gone already, or not reading:
-/// then it is given up after [`CLOSE_WAIT`]).
+/// then it is given up after [`CLOSE_WAIT`]). A frame whose writing shutdown cut off is still
+/// in the socket's buffer, and goes whole before the close.
 async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
         code,

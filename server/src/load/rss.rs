@@ -71,8 +71,9 @@ fn thread_name(stat: &str) -> Option<&str> {
 }
 
 /// What a server thread is, by its name: `workers` (the tokio runtime's, which run the games,
-/// the connections and the writer task), `sqlite` (the thread each SQLite connection runs its
-/// statements on, sqlx's), or `other`.
+/// the connections and the writer task — and its blocking pool's, which share the name; one
+/// that ends after its idle timeout within the window falls in `other`), `sqlite` (the thread
+/// each SQLite connection runs its statements on, sqlx's), or `other`.
 fn thread_kind(name: &str) -> &'static str {
     if name.starts_with("tokio") {
         "workers"
