@@ -409,7 +409,7 @@ pub fn choose(rng: &mut ChaCha8Rng, state: &Value) -> Option<Value> {
     }
     let legal: Vec<Action> = raw
         .iter()
-        .map(|a| siege::rules::warnings::action_of(a.clone()).expect("a legal action parses"))
+        .map(|a| siege::rules::warnings::action_of(a).expect("a legal action parses"))
         .collect();
     let phase: Phase =
         serde_json::from_value(state["view"]["phase"].clone()).expect("the view has a phase");

@@ -177,15 +177,10 @@ async fn fanout(
             socket.flush().await
         };
         // A client that stopped reading blocks the write: shutdown must not wait for it.
-        let sent = tokio::select! {
-            () = shutdown.cancelled() => {
-                close(&mut socket, close_code::AWAY, "server shutting down").await;
-                return;
-            }
-            sent = sent => sent,
-        };
-        if sent.is_err() {
-            return;
+        match shutdown.run_until_cancelled(sent).await {
+            Some(Ok(())) => {}
+            Some(Err(_)) => return,
+            None => return close(&mut socket, close_code::AWAY, "server shutting down").await,
         }
         if own {
             let _ = out.send((me, frame));
@@ -222,15 +217,10 @@ async fn echo(mut socket: WebSocket, shutdown: CancellationToken, writer: Option
             return;
         }
         // A client that stopped reading blocks the write: shutdown must not wait for it.
-        let sent = tokio::select! {
-            () = shutdown.cancelled() => {
-                close(&mut socket, close_code::AWAY, "server shutting down").await;
-                return;
-            }
-            sent = socket.send(frame) => sent,
-        };
-        if sent.is_err() {
-            return;
+        match shutdown.run_until_cancelled(socket.send(frame)).await {
+            Some(Ok(())) => {}
+            Some(Err(_)) => return,
+            None => return close(&mut socket, close_code::AWAY, "server shutting down").await,
         }
     }
 }

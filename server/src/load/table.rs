@@ -9,6 +9,7 @@
 
 use super::stats::{Errors, FrameSizes, Samples};
 use super::wire::{self, Api, Frame, Head, Socket, WireError};
+use crate::rules::warnings::action_of;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use siege_protocol::ClientFrame;
@@ -476,17 +477,6 @@ fn raw_action_of(
     }
 }
 
-/// The action of a legal list's element, read in place unless it has a warning to leave out
-/// (most have none): copying every element of a long list was 13 % of the load generator's
-/// CPU at think 0.
-fn action_of(element: &serde_json::Value) -> Result<crate::rules::Action, serde_json::Error> {
-    if element.get("warning").is_some() {
-        crate::rules::warnings::action_of(element.clone())
-    } else {
-        serde::Deserialize::deserialize(element)
-    }
-}
-
 /// What a player decides on: the state's seq, phase, whose decision it is, and the legal
 /// actions read (the chosen one is sent back as the server wrote it).
 struct Decision {
@@ -571,35 +561,6 @@ async fn watch_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    /// A legal list's element read in place is the action the rules read from it, with its
-    /// warning or without one, and what the rules refuse is refused.
-    #[test]
-    fn an_element_read_in_place_is_the_action_the_rules_read() {
-        for element in [
-            json!({"type": "deploy_default"}),
-            json!({"type": "end_phase"}),
-            json!({"type": "end_phase", "warning": {"text": "t", "rule": "15"}}),
-        ] {
-            assert_eq!(
-                action_of(&element).unwrap(),
-                crate::rules::warnings::action_of(element.clone()).unwrap(),
-                "{element}"
-            );
-        }
-        for bad in [
-            json!("end_phase"),
-            json!({"type": "no_such_action"}),
-            json!({}),
-        ] {
-            assert!(action_of(&bad).is_err(), "{bad}");
-            assert!(
-                crate::rules::warnings::action_of(bad.clone()).is_err(),
-                "{bad}"
-            );
-        }
-    }
 
     /// A player reading full `state` frames (`--full-states`) reads an element with its warning
     /// as the action without it, as a player reading patches does (it stopped with

@@ -1,8 +1,8 @@
 //! The load generator's side of docs/protocol.md and nothing more: `POST /api/games`, `POST
 //! /api/games/{id}/join`, and WebSockets speaking `join`/`spectate`/`action`. Frames are read
 //! with a partial schema — only `type`, `seq`, `code`, the view's `phase` and `to_act`, the
-//! legal actions as raw JSON and a patch's `ops` — so that the client spends as little of the shared CPU as it can
-//! while still reading every frame the way any client would.
+//! legal actions as raw JSON and a patch's `ops` — so that the client spends as little of the
+//! shared CPU as it can while still reading every frame the way any client would.
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
