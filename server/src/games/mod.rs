@@ -53,8 +53,12 @@ use uuid::Uuid;
 const COMMANDS: usize = 1024;
 /// Replayed positions kept for `state?at=N`.
 const STATE_CACHE: usize = 64;
-/// The default of `--snapshot-every`.
-pub const SNAPSHOT_EVERY: u64 = 200;
+/// The default of `--snapshot-every`. A cold game's load reads the log after its last
+/// snapshot, and the log is kept in the order it is written (migration 0015), so a game's
+/// entries lie on as many pages as there are entries: 50 keeps that read about as short as it
+/// was when each game's entries lay together and snapshots came every 200 (docs/benchmarks.md,
+/// "The log kept in the order it is written").
+pub const SNAPSHOT_EVERY: u64 = 50;
 /// The default of `--idle-unload`: seconds a game with nobody connected stays loaded.
 pub const IDLE_UNLOAD_SECS: u64 = 600;
 

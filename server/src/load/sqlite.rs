@@ -61,10 +61,14 @@ async fn open(file: &Path) -> Result<SqlitePool, sqlx::Error> {
         "CREATE TABLE actions (game_id TEXT NOT NULL, seq INTEGER NOT NULL, side TEXT NOT NULL, \
          action TEXT NOT NULL, events TEXT NOT NULL, state_hash TEXT NOT NULL, \
          turn INTEGER NOT NULL, phase TEXT NOT NULL, at INTEGER NOT NULL, \
-         PRIMARY KEY (game_id, seq)) WITHOUT ROWID",
+         to_act TEXT)",
     )
     .execute(&pool)
     .await?;
+    // As the log is kept (migration 0015): rows in write order, a (game_id, seq) index.
+    sqlx::query("CREATE UNIQUE INDEX actions_by_game ON actions (game_id, seq)")
+        .execute(&pool)
+        .await?;
     Ok(pool)
 }
 
