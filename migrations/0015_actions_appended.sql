@@ -9,7 +9,9 @@
 -- small entries of the (game_id, seq) index land on a page per game.
 --
 -- The entries already stored are copied in (game_id, seq) order, so each finished game's log
--- stays on neighbouring pages.
+-- stays on neighbouring pages. The copy is one transaction: it needs free disk for the new
+-- table in the WAL and then in the file, and the old table's pages stay in the file as free
+-- pages that later appends reuse (`VACUUM`, with the server stopped, gives them back).
 CREATE TABLE actions_appended (
     game_id    TEXT NOT NULL REFERENCES games (id),
     seq        INTEGER NOT NULL CHECK (seq >= 1),
