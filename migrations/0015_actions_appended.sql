@@ -4,7 +4,7 @@
 -- Until now `actions` was clustered by (game_id, seq) (WITHOUT ROWID): each game's entries lay
 -- together, so a commit that carried one action from each of thirty games changed thirty leaf
 -- pages, and a leaf split every few appends. Every changed page is written whole to the WAL and
--- copied again by the checkpoint — about 18 KB of writes for a 270-byte entry. Kept as a rowid
+-- copied again by the checkpoint — 16 to 18 KB of writes for a 270-byte entry. Kept as a rowid
 -- table, the entries of one commit go side by side onto the table's last page, and only the
 -- small entries of the (game_id, seq) index land on a page per game.
 --

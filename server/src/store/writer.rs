@@ -953,7 +953,7 @@ mod tests {
             rows.windows(2).all(|w| w[1].0 == w[0].0 + 1),
             "side by side: {rows:?}"
         );
-        // The index answers a game's log in its order.
+        // The index finds a game's entries.
         assert_eq!(store.log_len(ids[1]).await.unwrap(), 2);
         dir.remove();
     }
