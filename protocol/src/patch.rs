@@ -86,38 +86,70 @@ impl std::error::Error for PatchError {}
 /// Apply `add`, `remove` and `replace` operations to `doc`, in order.
 pub fn apply(doc: &mut Value, ops: &[Value]) -> Result<(), PatchError> {
     for op in ops {
-        let kind = op["op"]
-            .as_str()
-            .ok_or_else(|| PatchError(format!("no op in {op}")))?;
-        let path = op["path"]
-            .as_str()
-            .ok_or_else(|| PatchError(format!("no path in {op}")))?;
-        if path.is_empty() {
-            match kind {
-                "add" | "replace" => *doc = op["value"].clone(),
-                _ => return Err(PatchError("cannot remove the whole document".into())),
+        let (kind, path) = op_head(op)?;
+        apply_op(doc, kind, path, op.get("value").cloned())?;
+    }
+    Ok(())
+}
+
+/// As [`apply`], taking the operations by value: each value is moved into the document, not
+/// copied — for a client that reads a patch frame only to apply it (`siege load` follows
+/// hundreds of games at once, and a replaced legal list is most of a patch's bytes).
+pub fn apply_owned(doc: &mut Value, ops: Vec<Value>) -> Result<(), PatchError> {
+    for mut op in ops {
+        let value = op.as_object_mut().and_then(|o| o.remove("value"));
+        let (kind, path) = op_head(&op)?;
+        apply_op(doc, kind, path, value)?;
+    }
+    Ok(())
+}
+
+/// An operation's kind and path.
+fn op_head(op: &Value) -> Result<(&str, &str), PatchError> {
+    let kind = op["op"]
+        .as_str()
+        .ok_or_else(|| PatchError(format!("no op in {op}")))?;
+    let path = op["path"]
+        .as_str()
+        .ok_or_else(|| PatchError(format!("no path in {op}")))?;
+    Ok((kind, path))
+}
+
+/// Apply one operation, `kind` (`add`, `remove`, `replace`) at `path` with `value` (none for
+/// `remove`): for a client that reads operations in a form of its own.
+pub fn apply_op(
+    doc: &mut Value,
+    kind: &str,
+    path: &str,
+    value: Option<Value>,
+) -> Result<(), PatchError> {
+    if path.is_empty() {
+        return match (kind, value) {
+            ("add" | "replace", Some(v)) => {
+                *doc = v;
+                Ok(())
             }
-            continue;
+            ("add" | "replace", None) => Err(PatchError("no value".into())),
+            _ => Err(PatchError("cannot remove the whole document".into())),
+        };
+    }
+    let (parent_path, last) = path
+        .rsplit_once('/')
+        .ok_or_else(|| PatchError(format!("bad path {path}")))?;
+    let parent = doc
+        .pointer_mut(parent_path)
+        .ok_or_else(|| PatchError(format!("no {parent_path}")))?;
+    let key = unescape(last);
+    match (parent, kind) {
+        (Value::Object(map), "add" | "replace") => {
+            map.insert(key, value.ok_or_else(|| PatchError("no value".into()))?);
         }
-        let (parent_path, last) = path
-            .rsplit_once('/')
-            .ok_or_else(|| PatchError(format!("bad path {path}")))?;
-        let parent = doc
-            .pointer_mut(parent_path)
-            .ok_or_else(|| PatchError(format!("no {parent_path}")))?;
-        let key = unescape(last);
-        let value = op.get("value").cloned();
-        match (parent, kind) {
-            (Value::Object(map), "add" | "replace") => {
-                map.insert(key, value.ok_or_else(|| PatchError("no value".into()))?);
-            }
-            (Value::Object(map), "remove") => {
-                map.remove(&key)
-                    .ok_or_else(|| PatchError(format!("no {path}")))?;
-            }
-            (Value::Array(list), _) => apply_to_array(list, kind, &key, value)?,
-            _ => return Err(PatchError(format!("cannot {kind} at {path}"))),
+        (Value::Object(map), "remove") => {
+            map.remove(&key)
+                .ok_or_else(|| PatchError(format!("no {path}")))?;
         }
+        (Value::Array(list), _) => apply_to_array(list, kind, &key, value)?,
+        _ => return Err(PatchError(format!("cannot {kind} at {path}"))),
     }
     Ok(())
 }
@@ -134,7 +166,7 @@ fn apply_to_array(
         key.parse::<usize>()
             .map_err(|_| PatchError(format!("bad index {key}")))?
     };
-    let need_value = || value.clone().ok_or_else(|| PatchError("no value".into()));
+    let need_value = || value.ok_or_else(|| PatchError("no value".into()));
     match kind {
         "add" if index <= list.len() => list.insert(index, need_value()?),
         "replace" if index < list.len() => list[index] = need_value()?,
@@ -162,6 +194,38 @@ mod tests {
         apply(&mut back, &diff(&b, &a)).unwrap();
         assert_eq!(back, a);
         assert!(diff(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn operations_taken_by_value_apply_as_borrowed_ones_do() {
+        let a = json!({"seq": 1, "view": {"units": [{"hex": "0101"}, {"hex": null}], "a/b": 1, "gone": true}, "legal_actions": [1, 2, 3]});
+        let b = json!({"seq": 2, "view": {"units": [{"hex": "0102"}], "a/b": 2, "new": [1]}, "legal_actions": [4, 1]});
+        let ops = diff(&a, &b);
+        let mut owned = a.clone();
+        apply_owned(&mut owned, ops.clone()).unwrap();
+        assert_eq!(owned, b);
+        // Array indices, `-` and a whole-document replace, by value.
+        let mut doc = json!({"l": [1, 3]});
+        let more = vec![
+            json!({"op": "add", "path": "/l/1", "value": 2}),
+            json!({"op": "add", "path": "/l/-", "value": 4}),
+            json!({"op": "replace", "path": "/l/0", "value": 0}),
+            json!({"op": "remove", "path": "/l/3"}),
+        ];
+        apply_owned(&mut doc, more).unwrap();
+        assert_eq!(doc, json!({"l": [0, 2, 3]}));
+        apply_owned(
+            &mut doc,
+            vec![json!({"op": "replace", "path": "", "value": 7})],
+        )
+        .unwrap();
+        assert_eq!(doc, json!(7));
+        // A replace without its value is refused, by value as borrowed.
+        let bad = vec![json!({"op": "replace", "path": "/x"})];
+        let mut d1 = json!({"x": 1});
+        assert!(apply_owned(&mut d1, bad.clone()).is_err());
+        assert!(apply(&mut d1, &bad).is_err());
+        assert_eq!(d1, json!({"x": 1}));
     }
 
     #[test]

@@ -41,18 +41,20 @@ pub struct Game {
     history: History,
 }
 
-/// A moment of a game to return to ([`Game::mark`], [`Game::rewind`]).
+/// What [`Game::revert`] needs to return a game to where it was before an action, for an
+/// action applied but not stored. It shares the position before the action with what may be
+/// taken back, so keeping it costs no copy of the state.
 #[derive(Clone, Debug)]
-pub struct Mark {
-    state: State,
+pub struct Revert {
+    before: Arc<State>,
     seq: u64,
     history: History,
 }
 
-impl Mark {
-    /// The state at that moment.
+impl Revert {
+    /// The state before the action.
     pub fn state(&self) -> &State {
-        &self.state
+        &self.before
     }
 }
 
@@ -130,22 +132,12 @@ impl Game {
         self.history.depth()
     }
 
-    /// What [`Game::rewind`] needs to return to this moment: the state, the seq and what may be
-    /// taken back (the history shares its positions, so this costs one state copy).
-    pub fn mark(&self) -> Mark {
-        Mark {
-            state: self.state.clone(),
-            seq: self.seq,
-            history: self.history.clone(),
-        }
-    }
-
-    /// Return to the moment `mark` was taken, as if nothing since had been applied: for an
-    /// action applied but not stored.
-    pub fn rewind(&mut self, mark: Mark) {
-        self.state = mark.state;
-        self.seq = mark.seq;
-        self.history = mark.history;
+    /// Return to where the game was before the action `revert` was returned with, as if it had
+    /// never been applied: for an action applied but not stored.
+    pub fn revert(&mut self, revert: Revert) {
+        self.state = Arc::unwrap_or_clone(revert.before);
+        self.seq = revert.seq;
+        self.history = revert.history;
         self.legal = std::sync::OnceLock::new();
     }
 
@@ -221,6 +213,36 @@ impl Game {
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
     pub fn apply(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        self.apply_keeping(side, action).map(|(events, _)| events)
+    }
+
+    /// As [`Game::apply`], also returning what [`Game::revert`] needs to take the action off
+    /// again (the server applies an action before its commit, and reverts it if the commit
+    /// fails).
+    pub fn apply_revertible(
+        &mut self,
+        side: Side,
+        action: &Action,
+    ) -> Result<(Vec<Event>, Revert), RuleError> {
+        let (seq, history) = (self.seq, self.history.clone());
+        self.apply_keeping(side, action).map(|(events, before)| {
+            (
+                events,
+                Revert {
+                    before,
+                    seq,
+                    history,
+                },
+            )
+        })
+    }
+
+    /// Check and apply `side`'s `action`; the events and the state before it.
+    fn apply_keeping(
+        &mut self,
+        side: Side,
+        action: &Action,
+    ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         if self.state.is_over() {
             return Err(RuleError::GameOver);
         }
@@ -251,6 +273,15 @@ impl Game {
     /// was not legal shows up as a state-hash mismatch; audits (`siege replay`) use
     /// [`Game::apply`], which checks every action.
     pub fn apply_trusted(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+        self.apply_trusted_keeping(side, action)
+            .map(|(events, _)| events)
+    }
+
+    fn apply_trusted_keeping(
+        &mut self,
+        side: Side,
+        action: &Action,
+    ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         if self.state.is_over() {
             return Err(RuleError::GameOver);
         }
@@ -269,7 +300,11 @@ impl Game {
 
     /// Apply an action that stands outside the sequence of play: a resignation by either side
     /// ([`resign`]), or a claim on time by the side not to act ([`timeout`]).
-    fn apply_outside(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+    fn apply_outside(
+        &mut self,
+        side: Side,
+        action: &Action,
+    ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         if matches!(action, Action::ClaimTimeout) {
             timeout::check(side, self.to_act())?;
         }
@@ -280,15 +315,19 @@ impl Game {
             _ => resign::resign(&mut ctx, side),
         }
         let events = ctx.events;
-        self.state = state;
+        let before = std::mem::replace(&mut self.state, state);
         self.legal = std::sync::OnceLock::new();
-        Ok(events)
+        Ok((events, Arc::new(before)))
     }
 
     /// Apply to a copy of the state and keep it only if the engine settled: a runaway
     /// ([`RuleError::Runaway`]) leaves the game as it was. The position before is kept for
     /// taking back, unless a die was rolled.
-    fn apply_unchecked(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
+    fn apply_unchecked(
+        &mut self,
+        side: Side,
+        action: &Action,
+    ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         let mut state = self.state.clone();
         // The position being changed takes the remembered board over, so that it is brought
         // up to date in place rather than copied; the position kept for taking back (or kept,
@@ -297,21 +336,27 @@ impl Game {
         let mut ctx = Ctx::new(&self.scenario, &mut state);
         play::apply(&mut ctx, action)?;
         let events = ctx.events;
-        let before = std::mem::replace(&mut self.state, state);
+        let before = Arc::new(std::mem::replace(&mut self.state, state));
         self.seq += 1;
         self.legal = std::sync::OnceLock::new();
         if before.dice == self.state.dice {
-            self.history
-                .record(&self.scenario, side, self.seq, action, before, &events);
+            self.history.record(
+                &self.scenario,
+                side,
+                self.seq,
+                action,
+                before.clone(),
+                &events,
+            );
         } else {
             self.history.forget();
         }
-        Ok(events)
+        Ok((events, before))
     }
 
     /// Take back `side`'s last decision: the position before it returns, and the `undone`
     /// event names the action taken back.
-    fn undo(&mut self, side: Side) -> Result<Vec<Event>, RuleError> {
+    fn undo(&mut self, side: Side) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         let Some((before, event)) = self.history.undo(side) else {
             return Err(RuleError::illegal(
                 siege_protocol::codes::NOT_LEGAL_NOW,
@@ -319,10 +364,10 @@ impl Game {
                 "nothing to take back: a die has been rolled or the other side has decided since your last decision",
             ));
         };
-        self.state = before;
+        let left = std::mem::replace(&mut self.state, before);
         self.seq += 1;
         self.legal = std::sync::OnceLock::new();
-        Ok(vec![event])
+        Ok((vec![event], Arc::new(left)))
     }
 
     /// Everything a client needs to draw the game, the same for players and spectators.

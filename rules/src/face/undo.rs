@@ -25,8 +25,9 @@ pub const LIMIT: usize = 100;
 /// One decision that may be taken back.
 #[derive(Debug)]
 struct Taken {
-    /// The position before it.
-    before: State,
+    /// The position before it (shared with the server's [`crate::face::game::Revert`] while
+    /// the decision is being stored).
+    before: Arc<State>,
     /// Who decided it.
     side: Side,
     /// Its number in the log.
@@ -87,7 +88,7 @@ impl History {
         side: Side,
         seq: u64,
         action: &Action,
-        before: State,
+        before: Arc<State>,
         events: &[Event],
     ) {
         if self.taken.last().is_some_and(|t| t.side != side) {
@@ -113,8 +114,8 @@ impl History {
         }
         let t = self.taken.pop()?;
         let (before, seq, text) = match Arc::try_unwrap(t) {
-            Ok(t) => (t.before, t.seq, t.text),
-            Err(t) => (t.before.clone(), t.seq, t.text.clone()),
+            Ok(t) => (Arc::unwrap_or_clone(t.before), t.seq, t.text),
+            Err(t) => (State::clone(&t.before), t.seq, t.text.clone()),
         };
         let who = match side {
             Side::Allied => "The Allies take",
@@ -192,6 +193,7 @@ mod tests {
     use crate::face::testkit::scenario;
     use crate::position::action::Action;
     use crate::position::event::EventKind;
+    use crate::position::state_hash::HashVersion;
     use crate::vocabulary::error::RuleError;
     use siege_protocol::{Phase, Side};
 
@@ -336,15 +338,19 @@ mod tests {
     }
 
     #[test]
-    fn rewind_returns_the_game_and_what_it_may_take_back() {
+    fn revert_returns_the_game_and_what_it_may_take_back() {
         let mut game = new_game();
         let a = first(&game, Side::Allied, "select_unit");
         game.apply(Side::Allied, &a).unwrap();
-        let mark = game.mark();
         let hash = game.state_hash();
         let b = first(&game, Side::Allied, "choose_area");
-        game.apply(Side::Allied, &b).unwrap();
-        game.rewind(mark);
+        let (_, revert) = game.apply_revertible(Side::Allied, &b).unwrap();
+        assert_eq!(
+            crate::position::state_hash::hash(revert.state(), HashVersion::Json),
+            hash
+        );
+        assert_eq!(game.undo_depth(), 2);
+        game.revert(revert);
         assert_eq!(
             (game.state_hash(), game.seq(), game.undo_depth()),
             (hash, 1, 1)

@@ -104,6 +104,9 @@ struct Risky {
     side: Side,
     /// Hexes a unit of `side` leaving (moving, removed, eliminated) may cost something.
     hexes: Vec<Hex>,
+    /// Where the civilians of `side` are (15), for [`Risky::same_wherever_it_goes`]: read once
+    /// per position, not once per offered move.
+    civilians: Vec<Hex>,
 }
 
 impl Risky {
@@ -111,10 +114,14 @@ impl Risky {
     fn of(scn: &Scenario, st: &State, side: Side) -> Option<Risky> {
         let board = HexIndex::of(scn, st);
         let mut hexes: Vec<Hex> = Vec::new();
+        let mut civilians: Vec<Hex> = Vec::new();
         for c in scn.counters.counters.iter() {
             let Some(h) = st.unit(c.id).hex() else {
                 continue;
             };
+            if c.side == side && c.kind == UnitKind::Civilian {
+                civilians.push(h);
+            }
             match c.kind {
                 // Civilians: every hex from which a combat unit escorts them (15).
                 UnitKind::Civilian if side == Side::Allied => {
@@ -143,7 +150,13 @@ impl Risky {
         );
         hexes.sort();
         hexes.dedup();
-        Some(Risky { side, hexes })
+        civilians.sort();
+        civilians.dedup();
+        Some(Risky {
+            side,
+            hexes,
+            civilians,
+        })
     }
 
     /// Whether `action` moves the selected stack somewhere its arrival changes nothing a
@@ -170,14 +183,10 @@ impl Risky {
         if carries_civilians && !escorted {
             return false;
         }
-        !scn.counters.counters.iter().any(|c| {
-            c.side == self.side
-                && c.kind == UnitKind::Civilian
-                && st
-                    .unit(c.id)
-                    .hex()
-                    .is_some_and(|h| h == *to || h.is_adjacent(*to))
-        })
+        !self
+            .civilians
+            .iter()
+            .any(|h| *h == *to || h.is_adjacent(*to))
     }
 
     /// The warning of `action`, trying it on a copy when it moves or removes a unit from a

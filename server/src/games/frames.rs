@@ -28,9 +28,7 @@ use crate::rules::view::{UnitView, View};
 use crate::rules::{Event, Game};
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use siege_protocol::{Side, You};
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -558,31 +556,34 @@ impl Ops {
     /// key by key on their raw bytes (nothing is parsed into values): a key whose value
     /// changed is diffed the same way, down to `depth` levels, and replaced whole below that
     /// or when either value is not an object; keys only one side has are removed or added.
-    fn diff(&mut self, path: &str, from: &str, to: &str, depth: u8) {
+    fn diff<'a>(&mut self, path: &str, from: &'a str, to: &'a str, depth: u8) {
         if depth > 0
             && from.starts_with('{')
             && to.starts_with('{')
-            && let (Ok(a), Ok(b)) = (raw_object(from), raw_object(to))
+            && let (Some(a), Some(b)) = (members(from), members(to))
         {
             let mut sub = String::with_capacity(path.len() + 24);
-            for (key, va) in &a {
+            let find = |list: &[(&str, &'a str)], key: &str| {
+                list.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+            };
+            for &(key, va) in &a {
                 sub.clear();
                 sub.push_str(path);
                 sub.push('/');
                 push_token(&mut sub, key);
-                match b.get(key) {
-                    Some(vb) if va.get() == vb.get() => {}
-                    Some(vb) => self.diff(&sub, va.get(), vb.get(), depth - 1),
+                match find(&b, key) {
+                    Some(vb) if va == vb => {}
+                    Some(vb) => self.diff(&sub, va, vb, depth - 1),
                     None => self.push("remove", &sub, None),
                 }
             }
-            for (key, vb) in &b {
-                if !a.contains_key(key) {
+            for &(key, vb) in &b {
+                if find(&a, key).is_none() {
                     sub.clear();
                     sub.push_str(path);
                     sub.push('/');
                     push_token(&mut sub, key);
-                    self.push("add", &sub, Some(vb.get()));
+                    self.push("add", &sub, Some(vb));
                 }
             }
             return;
@@ -591,10 +592,90 @@ impl Ops {
     }
 }
 
-/// A JSON object's members with their values as raw text, borrowed from `text` (its keys are
-/// plain names: one that needs unescaping makes this fail, and the caller replaces whole).
-fn raw_object(text: &str) -> Result<BTreeMap<&str, &RawValue>, serde_json::Error> {
-    serde_json::from_str(text)
+/// A JSON object's members in the order written, each value as its raw text borrowed from
+/// `text`; `None` when `text` is not one object, or when a key needs unescaping (the caller
+/// then replaces the object whole). `text` is JSON this module wrote, so the scan only finds
+/// where each value ends — nothing is parsed into values, and no map is built: the objects
+/// diffed (a unit, a field of the view) have a few members each.
+fn members(text: &str) -> Option<Vec<(&str, &str)>> {
+    let b = text.as_bytes();
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(8);
+    i = skip_space(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return (skip_space(b, i + 1) == b.len()).then_some(out);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_start = i + 1;
+        let key_end = key_start
+            + b.get(key_start..)?
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\')?;
+        if b[key_end] != b'"' {
+            return None;
+        }
+        i = skip_space(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_space(b, i + 1);
+        i = value_end(b, value_start)?;
+        out.push((
+            text.get(key_start..key_end)?,
+            text.get(value_start..i)?.trim_end(),
+        ));
+        match b.get(i)? {
+            b',' => i = skip_space(b, i + 1),
+            b'}' => return (skip_space(b, i + 1) == b.len()).then_some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Where the JSON value starting at `i` ends: the index of the `,` or `}` after it.
+fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let start = i;
+    loop {
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                i += 1;
+            }
+            b',' | b'}' if depth == 0 => return (i > start).then_some(i),
+            b']' => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// The first index from `i` that is not JSON whitespace.
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
 }
 
 /// `text` as a JSON string.
@@ -913,6 +994,49 @@ mod tests {
             whole.text,
             r#"{"op":"replace","path":"/view/victory/a","value":{"b":2}}"#
         );
+    }
+
+    #[test]
+    fn an_objects_members_are_read_as_serde_json_reads_them() {
+        let cases = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"a":1}"#,
+            r#"{"id":3,"hex":"0101","moved":false,"gone":null,"n":-1.5e3}"#,
+            r#"{"s":"a \" } ] , { [ quote","t":"back\\","u":"\\\"x"}"#,
+            r#"{"deep":{"a":[1,{"b":"}"}],"c":{}},"list":[[],[{}],"]"],"z":true}"#,
+            r#"{ "spaced" : [ 1 , 2 ] , "x" : { "y" : "z" } }"#,
+            r#"{"naïve":"é","emoji":"🏯"}"#,
+        ];
+        for text in cases {
+            let ours = members(text).unwrap_or_else(|| panic!("{text}"));
+            let theirs: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
+            assert_eq!(ours.len(), theirs.len(), "{text}");
+            for (key, raw) in ours {
+                let value: Value = serde_json::from_str(raw).unwrap();
+                assert_eq!(Some(&value), theirs.get(key), "{text}: {key}");
+            }
+        }
+        // Not one object, or a key that needs unescaping: the caller replaces whole.
+        for text in [
+            r#"[1]"#,
+            r#""s""#,
+            r#"{"a":1}{"b":2}"#,
+            r#"{"a":1"#,
+            r#"{"a\"b":1}"#,
+            r#"{"a":}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":[1}"#,
+        ] {
+            assert!(members(text).is_none(), "{text}");
+        }
+        // The order written is kept.
+        let keys: Vec<&str> = members(r#"{"b":1,"a":2}"#)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["b", "a"]);
     }
 
     #[test]

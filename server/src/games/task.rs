@@ -469,8 +469,6 @@ impl GameTask {
                 current: self.snapshot.clone(),
             });
         }
-        // Only the state and what may be taken back are kept to roll back a failed commit:
-        // the game's cached legal list need not be copied for a case that almost never happens.
         if matches!(action, Action::ClaimTimeout) {
             if self.clock.is_some() {
                 self.check_claim(side)?;
@@ -478,10 +476,12 @@ impl GameTask {
                 self.check_abandoned(side).await?;
             }
         }
-        let before = self.game.mark();
+        // What rolls a failed commit back: the state before (shared with what may be taken
+        // back, not copied) and the undo history; not the cached legal list, for a case that
+        // almost never happens.
         let started = Instant::now();
-        let events = match self.game.apply(side, &action) {
-            Ok(events) => events,
+        let (events, before) = match self.game.apply_revertible(side, &action) {
+            Ok(applied) => applied,
             Err(e) => return Err(self.refused(e, side, &action).await),
         };
         let applied = started.elapsed();
@@ -524,7 +524,7 @@ impl GameTask {
             }
             Err(e) => {
                 tracing::error!(game = %self.id, seq, error = %e, "action not committed");
-                self.game.rewind(before);
+                self.game.revert(before);
                 self.clock = clock_before;
                 Err(e)
             }

@@ -12,6 +12,7 @@ use super::wire::{self, Api, Frame, Head, Socket, WireError};
 use crate::rules::warnings::action_of;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde_json::value::RawValue;
 use siege_protocol::ClientFrame;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -161,7 +162,7 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
     let mut players = Vec::new();
     for (i, (socket, first)) in table.players.into_iter().enumerate() {
         let player = Player {
-            doc: None,
+            followed: None,
             patches: plan.player_patches,
             started: false,
             rng: ChaCha8Rng::seed_from_u64(seed.wrapping_mul(2).wrapping_add(i as u64)),
@@ -224,7 +225,7 @@ pub async fn play(plan: &Plan, table: Table, deadline: Instant, seed: u64) -> Ou
 /// One seat.
 struct Player {
     /// With patches: the latest state message, kept up to date by applying each patch.
-    doc: Option<serde_json::Value>,
+    followed: Option<Followed>,
     patches: bool,
     /// The first state (read while setting up) has been handled.
     started: bool,
@@ -297,7 +298,7 @@ impl Player {
         at: Instant,
         pending: &mut Option<(u64, Instant)>,
     ) -> Step {
-        let mut frame = match Frame::parse(text.as_str()) {
+        let frame = match Frame::parse(text.as_str()) {
             Ok(f) => f,
             Err(e) => {
                 self.out.errors.add(e.kind());
@@ -327,7 +328,7 @@ impl Player {
         // The state to decide on: read from the frame itself (a full state read partially), or
         // from the state message kept up to date by the patches.
         let decision = if self.patches {
-            match self.follow(&frame.kind, frame.seq, frame.ops.take(), text.as_str()) {
+            match self.follow(&frame, text.as_str()) {
                 Ok(d) => d,
                 Err(kind) => {
                     self.out.errors.add(kind);
@@ -385,10 +386,8 @@ impl Player {
             .choose(decision.phase, &decision.actions)
             .and_then(|i| {
                 if self.patches {
-                    let doc = self.doc.as_ref()?;
-                    doc["legal_actions"]
-                        .get(i)
-                        .map(serde_json::Value::to_string)
+                    let legal = &self.followed.as_ref()?.legal;
+                    legal.get(i).map(|r| r.get().to_string())
                 } else {
                     let raw = frame.legal_actions.as_ref()?;
                     raw.get(i).map(|r| r.get().to_string())
@@ -414,42 +413,29 @@ impl Player {
     /// Keep the state message up to date: a full `state` (its `text`) replaces it, a `patch`
     /// (its `seq` and `ops`, read with the frame's head) is applied to it. Returns what to
     /// decide on, or the kind of error.
-    fn follow(
-        &mut self,
-        kind: &str,
-        seq: Option<u64>,
-        ops: Option<Vec<serde_json::Value>>,
-        text: &str,
-    ) -> Result<Decision, &'static str> {
-        if kind == "state" {
-            self.doc = Some(serde_json::from_str(text).map_err(|_| "bad_frame")?);
+    fn follow(&mut self, frame: &Frame<'_>, text: &str) -> Result<Decision, &'static str> {
+        if frame.kind == "state" {
+            let legal = frame.legal_actions.as_deref().unwrap_or_default();
+            self.followed = Some(Followed::of_state(text, legal)?);
         } else {
-            let (Some(seq), Some(ops)) = (seq, ops) else {
+            let (Some(seq), Some(ops)) = (frame.seq, frame.ops.as_deref()) else {
                 return Err("bad_frame");
             };
-            let doc = self.doc.as_mut().ok_or("patch_before_state")?;
-            siege_protocol::patch::apply(doc, &ops).map_err(|_| "bad_patch")?;
-            if doc["seq"].as_u64() != Some(seq) {
+            let followed = self.followed.as_mut().ok_or("patch_before_state")?;
+            followed.apply(ops).map_err(|_| "bad_patch")?;
+            if followed.doc["seq"].as_u64() != Some(seq) {
                 return Err("bad_patch");
             }
         }
-        let doc = self.doc.as_ref().ok_or("bad_frame")?;
-        let seq = doc["seq"].as_u64().ok_or("bad_frame")?;
+        let followed = self.followed.as_mut().ok_or("bad_frame")?;
+        let seq = followed.doc["seq"].as_u64().ok_or("bad_frame")?;
         let view: wire::ViewHead =
-            serde::Deserialize::deserialize(&doc["view"]).map_err(|_| "bad_frame")?;
-        let legal = doc["legal_actions"]
-            .as_array()
-            .map_or(&[][..], Vec::as_slice);
-        let actions = legal
-            .iter()
-            .map(action_of)
-            .collect::<Result<Vec<crate::rules::Action>, _>>()
-            .map_err(|_| "unknown_action")?;
+            serde::Deserialize::deserialize(&followed.doc["view"]).map_err(|_| "bad_frame")?;
         Ok(Decision {
             seq,
             phase: view.phase,
             to_act: view.to_act,
-            actions,
+            actions: followed.actions()?,
         })
     }
 
@@ -479,11 +465,100 @@ fn raw_action_of(
 
 /// What a player decides on: the state's seq, phase, whose decision it is, and the legal
 /// actions read (the chosen one is sent back as the server wrote it).
+/// A player's state message as the patches keep it: the legal list apart from the rest, as
+/// each element's text — a replaced list is scanned, not built into values and dropped again,
+/// and the element chosen is sent back as it came — with its actions read once, until a patch
+/// changes it.
+struct Followed {
+    /// The state message without its legal list.
+    doc: serde_json::Value,
+    legal: Vec<Box<RawValue>>,
+    actions: Option<Arc<[crate::rules::Action]>>,
+}
+
+impl Followed {
+    /// From a full `state` frame: its text and its legal list as the frame's head read it.
+    fn of_state(text: &str, legal: &[&RawValue]) -> Result<Followed, &'static str> {
+        let mut doc: serde_json::Value = serde_json::from_str(text).map_err(|_| "bad_frame")?;
+        doc.as_object_mut()
+            .ok_or("bad_frame")?
+            .remove("legal_actions");
+        Ok(Followed {
+            doc,
+            legal: legal.iter().map(|r| (*r).to_owned()).collect(),
+            actions: None,
+        })
+    }
+
+    /// Apply a patch's operations in order: those on the legal list to the list, the others
+    /// to the rest of the message.
+    fn apply(&mut self, ops: &[wire::Op<'_>]) -> Result<(), siege_protocol::patch::PatchError> {
+        use siege_protocol::patch::{PatchError, apply_op};
+        for op in ops {
+            let (kind, path) = (op.op.as_ref(), op.path.as_ref());
+            let bad = |what: &str| PatchError(format!("{what}: {kind} at {path}"));
+            if path == "/legal_actions" {
+                let value = op
+                    .value
+                    .filter(|_| kind != "remove")
+                    .ok_or_else(|| bad("no list"))?;
+                self.legal = serde_json::from_str(value.get()).map_err(|_| bad("not a list"))?;
+                self.actions = None;
+            } else if let Some(at) = path.strip_prefix("/legal_actions/") {
+                let index = if at == "-" {
+                    self.legal.len()
+                } else {
+                    at.parse::<usize>().map_err(|_| bad("bad index"))?
+                };
+                let value = || {
+                    op.value
+                        .map(ToOwned::to_owned)
+                        .ok_or_else(|| bad("no value"))
+                };
+                match kind {
+                    "add" if index <= self.legal.len() => self.legal.insert(index, value()?),
+                    "replace" if index < self.legal.len() => self.legal[index] = value()?,
+                    "remove" if index < self.legal.len() => {
+                        self.legal.remove(index);
+                    }
+                    _ => return Err(bad("out of range")),
+                }
+                self.actions = None;
+            } else if path.is_empty() {
+                return Err(bad("the whole message replaced"));
+            } else {
+                let value = op
+                    .value
+                    .map(|v| serde_json::from_str(v.get()))
+                    .transpose()
+                    .map_err(|_| bad("bad value"))?;
+                apply_op(&mut self.doc, kind, path, value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The legal list's actions, read from its elements when it last changed.
+    fn actions(&mut self) -> Result<Arc<[crate::rules::Action]>, &'static str> {
+        if let Some(a) = &self.actions {
+            return Ok(a.clone());
+        }
+        let read = self
+            .legal
+            .iter()
+            .map(|r| raw_action_of(r))
+            .collect::<Result<Arc<[crate::rules::Action]>, _>>()
+            .map_err(|_| "unknown_action")?;
+        self.actions = Some(read.clone());
+        Ok(read)
+    }
+}
+
 struct Decision {
     seq: u64,
     phase: siege_protocol::Phase,
     to_act: Option<siege_protocol::Side>,
-    actions: Vec<crate::rules::Action>,
+    actions: Arc<[crate::rules::Action]>,
 }
 
 /// What a player does after a frame.

@@ -237,9 +237,28 @@ pub struct Frame<'a> {
     pub view: Option<ViewHead>,
     #[serde(default, borrow)]
     pub legal_actions: Option<Vec<&'a RawValue>>,
-    /// A `patch` frame's operations, read here so that the frame is parsed once.
-    #[serde(default)]
-    pub ops: Option<Vec<serde_json::Value>>,
+    /// A `patch` frame's operations, read here so that the frame is parsed once; their
+    /// values stay raw text until applied.
+    #[serde(default, borrow)]
+    pub ops: Option<Vec<Op<'a>>>,
+}
+
+/// One operation of a `patch` frame, its value (if it has one) as raw text: a replaced legal
+/// list is kept as its elements' text, never built into values and dropped again.
+#[derive(Debug, Deserialize)]
+pub struct Op<'a> {
+    #[serde(borrow)]
+    pub op: Cow<'a, str>,
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
+    /// Absent for `remove`; a JSON `null` value is `Some("null")`, not `None`.
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub value: Option<&'a RawValue>,
+}
+
+/// A member that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 impl<'a> Frame<'a> {
@@ -309,11 +328,18 @@ mod tests {
         let f = Frame::parse(r#"{"type":"patch","seq":9,"ops":[{"op":"remove","path":"/a"}]}"#)
             .unwrap();
         assert_eq!((f.kind.as_ref(), f.seq), ("patch", Some(9)));
-        assert_eq!(
-            f.ops,
-            Some(vec![serde_json::json!({"op": "remove", "path": "/a"})])
-        );
-        assert_eq!(e.ops, None);
+        let ops = f.ops.unwrap();
+        assert_eq!((ops[0].op.as_ref(), ops[0].path.as_ref()), ("remove", "/a"));
+        assert!(ops[0].value.is_none());
+        assert!(e.ops.is_none());
+        // A null value is a value, kept as its text.
+        let f = Frame::parse(
+            r#"{"type":"patch","seq":9,"ops":[{"op":"replace","path":"/view/selection","value":null},{"op":"add","path":"/l/-","value":{"a":[1]}}]}"#,
+        )
+        .unwrap();
+        let ops = f.ops.unwrap();
+        assert_eq!(ops[0].value.map(RawValue::get), Some("null"));
+        assert_eq!(ops[1].value.map(RawValue::get), Some(r#"{"a":[1]}"#));
     }
 
     #[test]
