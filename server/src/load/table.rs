@@ -463,8 +463,6 @@ fn raw_action_of(
     }
 }
 
-/// What a player decides on: the state's seq, phase, whose decision it is, and the legal
-/// actions read (the chosen one is sent back as the server wrote it).
 /// A player's state message as the patches keep it: the legal list apart from the rest, as
 /// each element's text — a replaced list is scanned, not built into values and dropped again,
 /// and the element chosen is sent back as it came — with its actions read once, until a patch
@@ -554,6 +552,8 @@ impl Followed {
     }
 }
 
+/// What a player decides on: the state's seq, phase, whose decision it is, and the legal
+/// actions read (the chosen one is sent back as the server wrote it).
 struct Decision {
     seq: u64,
     phase: siege_protocol::Phase,
