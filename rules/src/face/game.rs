@@ -51,6 +51,15 @@ pub struct Revert {
     history: History,
 }
 
+/// Whether [`Game::apply_keeping`] checks an action against the legal list first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// A player's action: refused, with the rule that refuses it, unless legal.
+    Legal,
+    /// An action from a log whose state hashes the caller checks ([`Game::apply_trusted`]).
+    Trusted,
+}
+
 impl Revert {
     /// The state before the action.
     pub fn state(&self) -> &State {
@@ -213,7 +222,8 @@ impl Game {
 
     /// Apply `side`'s `action`. Refused actions change nothing and say which rule refused them.
     pub fn apply(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
-        self.apply_keeping(side, action).map(|(events, _)| events)
+        self.apply_keeping(side, action, Check::Legal)
+            .map(|(events, _)| events)
     }
 
     /// As [`Game::apply`], also returning what [`Game::revert`] needs to take the action off
@@ -225,23 +235,26 @@ impl Game {
         action: &Action,
     ) -> Result<(Vec<Event>, Revert), RuleError> {
         let (seq, history) = (self.seq, self.history.clone());
-        self.apply_keeping(side, action).map(|(events, before)| {
-            (
-                events,
-                Revert {
-                    before,
-                    seq,
-                    history,
-                },
-            )
-        })
+        self.apply_keeping(side, action, Check::Legal)
+            .map(|(events, before)| {
+                (
+                    events,
+                    Revert {
+                        before,
+                        seq,
+                        history,
+                    },
+                )
+            })
     }
 
-    /// Check and apply `side`'s `action`; the events and the state before it.
+    /// Apply `side`'s `action`, first checking it against the legal list when `check` asks;
+    /// the events and the state before it.
     fn apply_keeping(
         &mut self,
         side: Side,
         action: &Action,
+        check: Check,
     ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
         if self.state.is_over() {
             return Err(RuleError::GameOver);
@@ -256,7 +269,7 @@ impl Game {
         if let Action::Undo = action {
             return self.undo(side);
         }
-        if !self.legal().contains(action) {
+        if check == Check::Legal && !self.legal().contains(action) {
             return Err(explain::refusal(
                 &self.scenario,
                 &self.state,
@@ -273,29 +286,8 @@ impl Game {
     /// was not legal shows up as a state-hash mismatch; audits (`siege replay`) use
     /// [`Game::apply`], which checks every action.
     pub fn apply_trusted(&mut self, side: Side, action: &Action) -> Result<Vec<Event>, RuleError> {
-        self.apply_trusted_keeping(side, action)
+        self.apply_keeping(side, action, Check::Trusted)
             .map(|(events, _)| events)
-    }
-
-    fn apply_trusted_keeping(
-        &mut self,
-        side: Side,
-        action: &Action,
-    ) -> Result<(Vec<Event>, Arc<State>), RuleError> {
-        if self.state.is_over() {
-            return Err(RuleError::GameOver);
-        }
-        if action.outside_sequence() {
-            return self.apply_outside(side, action);
-        }
-        let to_act = self.to_act();
-        if to_act != Some(side) {
-            return Err(RuleError::NotYourTurn { side, to_act });
-        }
-        if let Action::Undo = action {
-            return self.undo(side);
-        }
-        self.apply_unchecked(side, action)
     }
 
     /// Apply an action that stands outside the sequence of play: a resignation by either side
