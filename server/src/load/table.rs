@@ -341,7 +341,7 @@ impl Player {
                 return Step::Stop;
             };
             let raw = frame.legal_actions.as_deref().unwrap_or_default();
-            let Ok(actions) = raw.iter().map(|r| raw_action_of(r)).collect() else {
+            let Ok(actions) = raw.iter().map(|r| raw_action_of(r.get())).collect() else {
                 self.out.errors.add("unknown_action");
                 return Step::Stop;
             };
@@ -387,7 +387,7 @@ impl Player {
             .and_then(|i| {
                 if self.patches {
                     let legal = &self.followed.as_ref()?.legal;
-                    legal.get(i).map(|r| r.get().to_string())
+                    legal.get(i).map(str::to_string)
                 } else {
                     let raw = frame.legal_actions.as_ref()?;
                     raw.get(i).map(|r| r.get().to_string())
@@ -452,10 +452,7 @@ impl Player {
 
 /// The action of a legal list's element as a full `state` frame carries it: read straight
 /// from its text unless it has a warning to leave out.
-fn raw_action_of(
-    element: &serde_json::value::RawValue,
-) -> Result<crate::rules::Action, serde_json::Error> {
-    let text = element.get();
+fn raw_action_of(text: &str) -> Result<crate::rules::Action, serde_json::Error> {
     if text.contains(r#""warning""#) {
         action_of(&serde_json::from_str(text)?)
     } else {
@@ -464,13 +461,13 @@ fn raw_action_of(
 }
 
 /// A player's state message as the patches keep it: the legal list apart from the rest, as
-/// each element's text — a replaced list is scanned, not built into values and dropped again,
+/// its elements' text — a replaced list is scanned, not built into values and dropped again,
 /// and the element chosen is sent back as it came — with its actions read once, until a patch
 /// changes it.
 struct Followed {
     /// The state message without its legal list.
     doc: serde_json::Value,
-    legal: Vec<Box<RawValue>>,
+    legal: LegalText,
     actions: Option<Arc<[crate::rules::Action]>>,
 }
 
@@ -481,9 +478,13 @@ impl Followed {
         doc.as_object_mut()
             .ok_or("bad_frame")?
             .remove("legal_actions");
+        let mut list = LegalText::default();
+        for (i, element) in legal.iter().enumerate() {
+            list.insert(i, element.get());
+        }
         Ok(Followed {
             doc,
-            legal: legal.iter().map(|r| (*r).to_owned()).collect(),
+            legal: list,
             actions: None,
         })
     }
@@ -500,7 +501,7 @@ impl Followed {
                     .value
                     .filter(|_| kind != "remove")
                     .ok_or_else(|| bad("no list"))?;
-                self.legal = serde_json::from_str(value.get()).map_err(|_| bad("not a list"))?;
+                self.legal = LegalText::of(value.get()).ok_or_else(|| bad("not a list"))?;
                 self.actions = None;
             } else if let Some(at) = path.strip_prefix("/legal_actions/") {
                 let index = if at == "-" {
@@ -508,17 +509,11 @@ impl Followed {
                 } else {
                     at.parse::<usize>().map_err(|_| bad("bad index"))?
                 };
-                let value = || {
-                    op.value
-                        .map(ToOwned::to_owned)
-                        .ok_or_else(|| bad("no value"))
-                };
+                let value = || op.value.map(RawValue::get).ok_or_else(|| bad("no value"));
                 match kind {
                     "add" if index <= self.legal.len() => self.legal.insert(index, value()?),
-                    "replace" if index < self.legal.len() => self.legal[index] = value()?,
-                    "remove" if index < self.legal.len() => {
-                        self.legal.remove(index);
-                    }
+                    "replace" if index < self.legal.len() => self.legal.replace(index, value()?),
+                    "remove" if index < self.legal.len() => self.legal.remove(index),
                     _ => return Err(bad("out of range")),
                 }
                 self.actions = None;
@@ -544,11 +539,81 @@ impl Followed {
         let read = self
             .legal
             .iter()
-            .map(|r| raw_action_of(r))
+            .map(raw_action_of)
             .collect::<Result<Arc<[crate::rules::Action]>, _>>()
             .map_err(|_| "unknown_action")?;
         self.actions = Some(read.clone());
         Ok(read)
+    }
+}
+
+/// A legal list as its elements' text: one string holding them, and where each lies in it.
+/// Patched elements are appended to the string (what they replaced stays until the whole list
+/// is replaced), so a list of hundreds of actions costs two allocations, not one per action.
+#[derive(Debug, Default)]
+struct LegalText {
+    text: String,
+    items: Vec<std::ops::Range<usize>>,
+}
+
+impl LegalText {
+    /// A JSON array's elements, or `None` if `array` is not one.
+    fn of(array: &str) -> Option<LegalText> {
+        let elements: Vec<&RawValue> = serde_json::from_str(array).ok()?;
+        let base = array.as_ptr() as usize;
+        let items = elements
+            .iter()
+            .map(|e| {
+                // A borrowed `RawValue` is a slice of the text it was read from.
+                let text = e.get();
+                let start = (text.as_ptr() as usize).checked_sub(base)?;
+                let range = start..start + text.len();
+                array
+                    .get(range.clone())
+                    .is_some_and(|s| std::ptr::eq(s, text))
+                    .then_some(range)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(LegalText {
+            text: array.to_string(),
+            items,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&str> {
+        self.items.get(i).and_then(|r| self.text.get(r.clone()))
+    }
+
+    /// The elements in order (each range was cut from `text` where it was pushed).
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter_map(|r| self.text.get(r.clone()))
+    }
+
+    fn push_text(&mut self, element: &str) -> std::ops::Range<usize> {
+        let start = self.text.len();
+        self.text.push_str(element);
+        start..self.text.len()
+    }
+
+    /// Callers check `i <= len`.
+    fn insert(&mut self, i: usize, element: &str) {
+        let range = self.push_text(element);
+        self.items.insert(i, range);
+    }
+
+    /// Callers check `i < len`.
+    fn replace(&mut self, i: usize, element: &str) {
+        let range = self.push_text(element);
+        self.items[i] = range;
+    }
+
+    /// Callers check `i < len`.
+    fn remove(&mut self, i: usize) {
+        self.items.remove(i);
     }
 }
 
@@ -642,18 +707,43 @@ mod tests {
     /// `unknown_action` at the first warning before).
     #[test]
     fn a_full_state_element_with_a_warning_is_its_action() {
-        let raw = |text: &str| serde_json::value::RawValue::from_string(text.to_string()).unwrap();
         for text in [
             r#"{"type":"end_phase","warning":{"text":"t","rule":"15"}}"#,
             r#"{"type":"end_phase"}"#,
         ] {
             assert_eq!(
-                raw_action_of(&raw(text)).unwrap(),
+                raw_action_of(text).unwrap(),
                 crate::rules::Action::EndPhase,
                 "{text}"
             );
         }
-        assert!(raw_action_of(&raw(r#"{"type":"no_such_action"}"#)).is_err());
-        assert!(raw_action_of(&raw(r#"{"type":"no_such_action","warning":{}}"#)).is_err());
+        assert!(raw_action_of(r#"{"type":"no_such_action"}"#).is_err());
+        assert!(raw_action_of(r#"{"type":"no_such_action","warning":{}}"#).is_err());
+    }
+
+    /// A legal list kept as text follows a patch's element operations as the list of values
+    /// would: each element is the text the server wrote, spaces inside it kept, around it not.
+    #[test]
+    fn a_legal_list_kept_as_text_is_patched_as_a_list_of_values() {
+        let array =
+            r#"[ {"type":"end_phase"} ,{"type":"select_unit","unit": 3},{"type":"resolve"}]"#;
+        let mut list = LegalText::of(array).unwrap();
+        let mut values: Vec<serde_json::Value> = serde_json::from_str(array).unwrap();
+        let elements = |l: &LegalText| -> Vec<serde_json::Value> {
+            l.iter().map(|e| serde_json::from_str(e).unwrap()).collect()
+        };
+        assert_eq!(list.get(1), Some(r#"{"type":"select_unit","unit": 3}"#));
+        assert_eq!(elements(&list), values);
+        list.remove(0);
+        values.remove(0);
+        list.insert(2, r#"{"type":"undo"}"#);
+        values.insert(2, serde_json::json!({"type": "undo"}));
+        list.replace(0, r#"{"type":"cancel_attack"}"#);
+        values[0] = serde_json::json!({"type": "cancel_attack"});
+        assert_eq!(elements(&list), values);
+        assert_eq!(list.get(3), None);
+        assert!(LegalText::of(r#"{"type":"end_phase"}"#).is_none());
+        assert!(LegalText::of("[1,").is_none());
+        assert_eq!(LegalText::of("[]").unwrap().len(), 0);
     }
 }
