@@ -92,18 +92,6 @@ pub fn apply(doc: &mut Value, ops: &[Value]) -> Result<(), PatchError> {
     Ok(())
 }
 
-/// As [`apply`], taking the operations by value: each value is moved into the document, not
-/// copied — for a client that reads a patch frame only to apply it (`siege load` follows
-/// hundreds of games at once, and a replaced legal list is most of a patch's bytes).
-pub fn apply_owned(doc: &mut Value, ops: Vec<Value>) -> Result<(), PatchError> {
-    for mut op in ops {
-        let value = op.as_object_mut().and_then(|o| o.remove("value"));
-        let (kind, path) = op_head(&op)?;
-        apply_op(doc, kind, path, value)?;
-    }
-    Ok(())
-}
-
 /// An operation's kind and path.
 fn op_head(op: &Value) -> Result<(&str, &str), PatchError> {
     let kind = op["op"]
@@ -194,6 +182,16 @@ mod tests {
         apply(&mut back, &diff(&b, &a)).unwrap();
         assert_eq!(back, a);
         assert!(diff(&a, &a).is_empty());
+    }
+
+    /// Each operation's parts handed over, its value moved (as `siege load` reads them).
+    fn apply_owned(doc: &mut Value, ops: Vec<Value>) -> Result<(), PatchError> {
+        for mut op in ops {
+            let value = op.as_object_mut().and_then(|o| o.remove("value"));
+            let (kind, path) = op_head(&op)?;
+            apply_op(doc, kind, path, value)?;
+        }
+        Ok(())
     }
 
     #[test]

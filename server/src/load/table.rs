@@ -478,13 +478,9 @@ impl Followed {
         doc.as_object_mut()
             .ok_or("bad_frame")?
             .remove("legal_actions");
-        let mut list = LegalText::default();
-        for (i, element) in legal.iter().enumerate() {
-            list.insert(i, element.get());
-        }
         Ok(Followed {
             doc,
-            legal: list,
+            legal: LegalText::of_elements(legal),
             actions: None,
         })
     }
@@ -560,24 +556,20 @@ impl LegalText {
     /// A JSON array's elements, or `None` if `array` is not one.
     fn of(array: &str) -> Option<LegalText> {
         let elements: Vec<&RawValue> = serde_json::from_str(array).ok()?;
-        let base = array.as_ptr() as usize;
-        let items = elements
-            .iter()
-            .map(|e| {
-                // A borrowed `RawValue` is a slice of the text it was read from.
-                let text = e.get();
-                let start = (text.as_ptr() as usize).checked_sub(base)?;
-                let range = start..start + text.len();
-                array
-                    .get(range.clone())
-                    .is_some_and(|s| std::ptr::eq(s, text))
-                    .then_some(range)
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(LegalText {
-            text: array.to_string(),
-            items,
-        })
+        Some(LegalText::of_elements(&elements))
+    }
+
+    /// The elements' text, copied into one string.
+    fn of_elements(elements: &[&RawValue]) -> LegalText {
+        let mut list = LegalText {
+            text: String::with_capacity(elements.iter().map(|e| e.get().len()).sum()),
+            items: Vec::with_capacity(elements.len()),
+        };
+        for e in elements {
+            let range = list.push_text(e.get());
+            list.items.push(range);
+        }
+        list
     }
 
     fn len(&self) -> usize {
