@@ -1,9 +1,9 @@
 //! Engine benchmarks (criterion): the legal actions of a busy mid-game position, the warned
 //! legal list of a guarding Allied stack, applying a move and a resolved combat, the state
 //! hash of both versions, a state's frames (whole, incremental and as a patch), an `action`
-//! frame read as a connection reads it, a whole random game in-process, and replaying a
-//! stored whole-game log from its seed. Run with `cargo bench -p siege --bench engine`; the
-//! method and results are in docs/benchmarks.md.
+//! frame read as a connection reads it, a whole random game in-process, replaying a stored
+//! whole-game log from its seed, and the frames of every action of that game. Run with
+//! `cargo bench -p siege --bench engine`; the method and results are in docs/benchmarks.md.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use siege::games::{Snapshot, Update, events_frame};
@@ -240,6 +240,39 @@ fn benches(c: &mut Criterion) {
             }
             black_box(replayer.seq())
         })
+    });
+    // What the game task writes for each action of a whole stored game as `siege load`
+    // plays it: the next state's frames (reusing the state before's) and both players'
+    // patches. Each state comes with its legal list not yet listed, as after an apply.
+    let states: Vec<Game> = {
+        let mut game = Game::new(scn.clone(), [42; 32]);
+        let mut states = Vec::with_capacity(log.len() + 1);
+        for (side, action) in &log {
+            states.push(game.clone());
+            game.apply(*side, action).expect("replays");
+        }
+        states.push(game);
+        states
+    };
+    group.bench_function("frames_of_a_stored_game", |b| {
+        b.iter_batched_ref(
+            || states.clone(),
+            |states| {
+                let mut prev: Option<Arc<Snapshot>> = None;
+                for (seq, game) in (0..).zip(states.iter()) {
+                    let snap =
+                        Arc::new(Snapshot::next(game, seq, prev.as_deref()).expect("frames"));
+                    if let Some(prev) = prev {
+                        let events = events_frame(seq, "allied", "[]");
+                        let update = Update::new(seq, events, snap.clone(), prev);
+                        black_box((update.patch(You::Allied), update.patch(You::Chinese)));
+                    }
+                    prev = Some(snap);
+                }
+                black_box(prev)
+            },
+            BatchSize::LargeInput,
+        )
     });
     // An audit: every action checked against the legal actions of its state.
     group.bench_function("replay_stored_game_audited", |b| {

@@ -369,6 +369,14 @@ impl Game {
         view
     }
 
+    /// [`Game::view`] with its `units` left empty: each is [`view::unit`] of the scenario's
+    /// counter, built by a writer only where it writes one.
+    pub fn view_without_units(&self) -> View<'_> {
+        let mut view = view::build_without_units(&self.scenario, &self.state);
+        view.undo = self.undo_offer();
+        view
+    }
+
     /// SHA-256 of the canonical serialization of the state: equal states, equal hashes. The
     /// hash of version 1 (the state's JSON), which games were first stored with.
     pub fn state_hash(&self) -> [u8; 32] {

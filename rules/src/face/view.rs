@@ -11,7 +11,7 @@ use crate::position::state::{Fortification, GameResult, Group, Loc, State, Step}
 use crate::sequence::play;
 use crate::vocabulary::hex::Hex;
 use crate::vocabulary::scenario::Scenario;
-use crate::vocabulary::units::{Nationality, UnitId, UnitKind};
+use crate::vocabulary::units::{Counter, Nationality, UnitId, UnitKind};
 use crate::{mechanics::civilians, mechanics::fortifications, mechanics::victory};
 use serde::Serialize;
 use siege_protocol::{Phase, Side};
@@ -44,7 +44,7 @@ pub struct UnitView<'s> {
 }
 
 /// A victory hex and who holds it (21).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VictoryHexView {
     pub hex: Hex,
     pub kind: crate::vocabulary::map::VictoryKind,
@@ -52,7 +52,7 @@ pub struct VictoryHexView {
 }
 
 /// Victory-hex control against what the Chinese need (21, 15).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct VictoryView {
     pub hexes: Vec<VictoryHexView>,
     pub chinese_held: usize,
@@ -127,37 +127,42 @@ pub struct FortsLeft {
 
 /// Build the view of a state.
 pub fn build<'s>(scn: &'s Scenario, st: &State) -> View<'s> {
-    let units = scn
-        .counters
-        .counters
-        .iter()
-        .map(|c| {
-            let u = st.unit(c.id);
-            UnitView {
-                id: c.id,
-                code: &c.code,
-                name: &c.name,
-                side: c.side,
-                kind: c.kind,
-                nationality: c.nationality,
-                hex: u.hex(),
-                status: match u.loc {
-                    Loc::Eliminated if st.absent.contains(&c.id) => "absent",
-                    Loc::Map(_) => "on_map",
-                    Loc::Unplaced => "unplaced",
-                    Loc::OffMap => "off_map",
-                    Loc::Eliminated => "eliminated",
-                },
-                strength: c.strength_when(u.reduced),
-                reduced: u.reduced,
-                steps: c.steps(),
-                bonus: c.bonus,
-                moved: u.marks.moved,
-                attacked: u.marks.attacked,
-                out_of_command: u.marks.out_of_command,
-            }
-        })
-        .collect();
+    let mut view = build_without_units(scn, st);
+    view.units = scn.counters.counters.iter().map(|c| unit(c, st)).collect();
+    view
+}
+
+/// One unit of the view of `st`.
+pub fn unit<'s>(c: &'s Counter, st: &State) -> UnitView<'s> {
+    let u = st.unit(c.id);
+    UnitView {
+        id: c.id,
+        code: &c.code,
+        name: &c.name,
+        side: c.side,
+        kind: c.kind,
+        nationality: c.nationality,
+        hex: u.hex(),
+        status: match u.loc {
+            Loc::Eliminated if st.absent.contains(&c.id) => "absent",
+            Loc::Map(_) => "on_map",
+            Loc::Unplaced => "unplaced",
+            Loc::OffMap => "off_map",
+            Loc::Eliminated => "eliminated",
+        },
+        strength: c.strength_when(u.reduced),
+        reduced: u.reduced,
+        steps: c.steps(),
+        bonus: c.bonus,
+        moved: u.marks.moved,
+        attacked: u.marks.attacked,
+        out_of_command: u.marks.out_of_command,
+    }
+}
+
+/// The view of a state with its `units` left empty, for a writer that builds only the units it
+/// writes ([`unit`]): the server copies most units' bytes from the frame before.
+pub fn build_without_units<'s>(scn: &'s Scenario, st: &State) -> View<'s> {
     let (held, primary) = victory::chinese_held(scn, st);
     let hexes = scn
         .map
@@ -189,7 +194,7 @@ pub fn build<'s>(scn: &'s Scenario, st: &State) -> View<'s> {
         step: play::step_name(st),
         to_act: play::to_act(st),
         prompt: play::prompt(scn, st),
-        units,
+        units: Vec::new(),
         ruins: st.ruins.clone(),
         fortifications: st.fortifications.clone(),
         fortifications_left: FortsLeft {

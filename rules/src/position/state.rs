@@ -363,6 +363,32 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// The step's wire name (`move`, `big_gun_fire`, …): the `step` tag serde writes for it.
+    /// Spelled out rather than serialized and read back, which cost every view a small JSON
+    /// tree; the test `a_steps_name_is_the_tag_serde_writes` holds the two spellings equal.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::AlliedSetup { .. } => "allied_setup",
+            Step::Entry { .. } => "entry",
+            Step::Recovery { .. } => "recovery",
+            Step::BigGunPlace => "big_gun_place",
+            Step::BigGunFire { .. } => "big_gun_fire",
+            Step::Mines => "mines",
+            Step::Restore => "restore",
+            Step::Move { .. } => "move",
+            Step::Attrition => "attrition",
+            Step::Sniper => "sniper",
+            Step::Fortify => "fortify",
+            Step::Withdrawal => "withdrawal",
+            Step::Bayonet { .. } => "bayonet",
+            Step::Combat => "combat",
+            Step::LiftOff => "lift_off",
+            Step::Over { .. } => "over",
+        }
+    }
+}
+
 /// The whole changing state of a game. Its serialized form (what is hashed and stored,
 /// `position/state_form.rs`) has the phase, the step and the result as separate fields, as
 /// games have always been stored.
@@ -522,6 +548,48 @@ mod tests {
             };
             3
         ])
+    }
+
+    /// Every step's name is the tag its serialized form carries (the view's `step`).
+    #[test]
+    fn a_steps_name_is_the_tag_serde_writes() {
+        let group = Group {
+            units: vec![UnitId(0)],
+            hex: Hex::new(1, 1).unwrap(),
+            spent: 0,
+            started: false,
+            halted: false,
+        };
+        let steps = [
+            Step::AlliedSetup {
+                selected: None,
+                area: Some(1),
+            },
+            Step::Entry { selected: None },
+            Step::Recovery { rolled: 0 },
+            Step::BigGunPlace,
+            Step::BigGunFire { shot: 3 },
+            Step::Mines,
+            Step::Restore,
+            Step::Move { group: None },
+            Step::Move {
+                group: Some(group.clone()),
+            },
+            Step::Attrition,
+            Step::Sniper,
+            Step::Fortify,
+            Step::Withdrawal,
+            Step::Bayonet { group: Some(group) },
+            Step::Combat,
+            Step::LiftOff,
+            Step::Over {
+                result: GameResult::unknown(),
+            },
+        ];
+        for step in steps {
+            let json = serde_json::to_value(&step).unwrap();
+            assert_eq!(json["step"].as_str(), Some(step.name()), "{step:?}");
+        }
     }
 
     /// The stamp the remembered board trusts (`position/hex_index.rs`): every way of writing a

@@ -60,13 +60,10 @@ pub fn prompt(scn: &Scenario, st: &State) -> String {
     }
 }
 
-/// The wire name of the state's step (`move`, `big_gun_fire`, …): serde's name for it, so
-/// there is one spelling.
+/// The wire name of the state's step (`move`, `big_gun_fire`, …): serde's name for it
+/// ([`crate::position::state::Step::name`]).
 pub fn step_name(st: &State) -> String {
-    serde_json::to_value(&st.step)
-        .ok()
-        .and_then(|v| v.get("step").and_then(|s| s.as_str()).map(str::to_string))
-        .unwrap_or_default()
+    st.step.name().to_string()
 }
 
 /// Apply a legal action, then settle. Fails only if settling runs away (an engine bug); the

@@ -3,15 +3,17 @@
 //! whether there are two players or ten thousand spectators.
 //!
 //! A state differs by reader only in `you` and in whether `legal_actions` is filled. A loaded
-//! game keeps ONE serialized copy of its current state — the spectator's frame, whose `view`
-//! doubles as the HTTP answer — plus the legal actions' JSON, and remembers where each
-//! top-level field of the view, each unit and each legal action lies in those bytes. That map
-//! is what keeps an action cheap:
+//! game keeps its current state in parts — the view's fields as one text, its units in blocks
+//! of sixteen, and the legal actions' JSON — and remembers where each top-level field, each
+//! unit and each legal action lies in them. That map is what keeps an action cheap:
 //!
 //! - **No re-serialization of unchanged parts.** A unit's object depends only on its counter
-//!   (fixed) and its state (where it is, its side shown, its marks): a unit whose state did not
-//!   change keeps its bytes from the previous frame. Most actions move a stack, so most of the
-//!   247 units are copied, not written.
+//!   (fixed) and its state (where it is, its side shown, its marks): a block of units none of
+//!   which changed is the previous state's block, shared, and in a block that changed only the
+//!   changed units are written. Most actions move one stack, so most of the 247 units are
+//!   neither written nor copied. The view's fields dearest to write (`victory`,
+//!   `last_combat`) and the legal actions the list begins and ends with as before are copied
+//!   where their values did not change.
 //! - **Patches without parsing values.** A `patch` frame compares the two states part by
 //!   part: a field or unit whose bytes are equal is equal; a part that changed is split into
 //!   its members (raw text, not values) to patch only the members that changed. The legal list
@@ -19,12 +21,15 @@
 //!   replaced whole where that run would be longer than the list). The
 //!   `seq` and view operations are written once per action; each reader's frame (Allied,
 //!   Chinese, spectator) adds its own legal-list operations, once, for every connection of it.
-//! - **Full frames on demand.** The players' full `state` frames are built from the parts when
-//!   a connection needs one: once per action for the broadcast (shared through the [`Update`]),
-//!   and for a join, a resume or a stale refusal.
+//! - **Full frames on demand.** The `state` frames are joined from the parts when a
+//!   connection needs one: the spectators' once per state, the players' once per action for
+//!   the broadcast (shared through the [`Update`]) and for a join, a resume or a stale
+//!   refusal. A game whose players take patches and that nobody watches joins none.
 
+use crate::rules::combat_report::CombatReport;
 use crate::rules::state::UnitState;
-use crate::rules::view::{UnitView, View};
+use crate::rules::view::{self, VictoryView, View};
+use crate::rules::warnings::Offered;
 use crate::rules::{Event, Game};
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
@@ -59,6 +64,10 @@ const FIELDS: [&str; 21] = [
 ];
 /// The index of `units` in [`FIELDS`].
 const UNITS: usize = 6;
+/// The index of `victory` in [`FIELDS`].
+const VICTORY: usize = 13;
+/// The index of `last_combat` in [`FIELDS`].
+const LAST_COMBAT: usize = 17;
 
 /// A stretch of a frame's bytes (`u32`: a frame is far below 4 GB, and a game keeps hundreds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,20 +105,46 @@ pub struct Snapshot {
     pub seq: u64,
     /// Whose decision it is; `None` once the game is over.
     pub to_act: Option<Side>,
-    /// The spectator's `state` frame.
-    spectator: Utf8Bytes,
-    /// Where the view's JSON lies in `spectator`.
-    view: Span,
-    /// Where each field of [`FIELDS`] lies in `spectator`.
+    /// The view's JSON but for its units: the array of units goes at `units_at`.
+    view: Box<str>,
+    units_at: u32,
+    /// Where each field of [`FIELDS`] lies in `view` (`units` as empty, at `units_at`).
     fields: Box<[Span]>,
-    /// Where each unit's object lies in `spectator`.
-    units: Box<[Span]>,
+    /// The units' objects, [`BLOCK`] to a block: a block none of whose units changed is the
+    /// block of the state before, shared.
+    blocks: Box<[Arc<Block>]>,
     /// What each unit's object was written from.
     unit_keys: Box<[UnitKey]>,
+    /// The spectator's `state` frame, written when first asked for: a game whose players
+    /// take patches and that nobody watches never writes one.
+    spectator: OnceLock<Utf8Bytes>,
     /// The legal actions of the side to act, as a JSON array (`[]` when nobody acts).
     legal: Box<str>,
     /// Where each legal action lies in `legal`.
     legal_items: Box<[Span]>,
+    /// The legal actions `legal` was written from, to be compared with the next state's.
+    offered: Box<[Offered]>,
+    /// The view's two fields dearest to write that most actions leave as they were: kept to
+    /// be compared with the next view's, whose bytes are then copied from this frame.
+    victory: VictoryView,
+    last_combat: Option<Arc<CombatReport>>,
+}
+
+/// How many units a [`Block`] holds: a move rewrites the blocks of the units it changed,
+/// about 1 KB each, and shares the rest of a view's ~20 KB of units.
+const BLOCK: usize = 16;
+
+/// Units of a view, written: their objects joined by commas, and where each lies.
+#[derive(Debug)]
+struct Block {
+    text: Box<str>,
+    units: Box<[Span]>,
+}
+
+impl Block {
+    fn unit(&self, i: usize) -> &str {
+        self.units.get(i).map_or("null", |s| s.get(&self.text))
+    }
 }
 
 /// Why a state would not serialize (it always does; nothing is sent when it does not).
@@ -125,50 +160,106 @@ impl Snapshot {
     /// whose state is unchanged, and reserving its size up front.
     pub fn next(game: &Game, seq: u64, prev: Option<&Snapshot>) -> Result<Snapshot, FrameError> {
         let to_act = game.to_act();
-        let (legal, legal_items) = match to_act {
-            Some(side) => legal_json(&game.offered(side))?,
-            None => ("[]".to_string(), Vec::new()),
-        };
-        let view = game.view();
-        let size = prev.map_or(16 * 1024, |p| p.spectator.len() + 1024);
-        let mut buf = Vec::with_capacity(size);
-        write_head(&mut buf, seq, You::Spectator);
-        let keys = unit_keys(game, &view);
-        let start = buf.len();
-        let (fields, units) = write_view(&mut buf, &view, &keys, prev)?;
-        let view_span = Span::of(start..buf.len());
-        buf.extend_from_slice(br#","legal_actions":[]}"#);
-        let text = String::from_utf8(buf).map_err(serde::ser::Error::custom)?;
+        let offered = to_act.map_or_else(Vec::new, |side| game.offered(side));
+        let before = prev.map(|p| {
+            let text = Legal {
+                text: &p.legal,
+                items: &p.legal_items,
+            };
+            (&*p.offered, text)
+        });
+        let (legal, legal_items) = legal_json(&offered, before)?;
+        let mut view = game.view_without_units();
+        let mut buf = Vec::with_capacity(prev.map_or(4 * 1024, |p| p.view.len() + 256));
+        let keys = unit_keys(game);
+        let (fields, units_at) = write_view(&mut buf, &view, prev)?;
+        let blocks = write_units(game, &keys, prev)?;
         Ok(Snapshot {
             seq,
             to_act,
-            spectator: Utf8Bytes::from(text),
-            view: view_span,
+            view: String::from_utf8(buf)
+                .map_err(serde::ser::Error::custom)?
+                .into_boxed_str(),
+            units_at: u32::try_from(units_at).unwrap_or(u32::MAX),
             fields: fields.into_boxed_slice(),
-            units: units.into_boxed_slice(),
+            blocks: blocks.into_boxed_slice(),
             unit_keys: keys.into_boxed_slice(),
+            spectator: OnceLock::new(),
             legal: legal.into_boxed_str(),
             legal_items: legal_items.into_boxed_slice(),
+            offered: offered.into_boxed_slice(),
+            victory: std::mem::take(&mut view.victory),
+            last_combat: view.last_combat.take(),
         })
     }
 
     /// The view's JSON, for HTTP answers.
-    pub fn view(&self) -> &str {
-        self.view.get(self.spectator.as_str())
+    pub fn view(&self) -> String {
+        let mut text = String::with_capacity(self.view_len());
+        self.write_view_to(&mut text);
+        text
     }
 
-    /// The size of the spectator's state frame.
-    pub fn frame_len(&self) -> usize {
-        self.spectator.len()
+    /// The length of the view's JSON.
+    fn view_len(&self) -> usize {
+        let units: usize = self.blocks.iter().map(|b| b.text.len() + 1).sum();
+        self.view.len() + units + 2
+    }
+
+    /// Append the view's JSON: the fields around the units, the units block by block.
+    fn write_view_to(&self, out: &mut String) {
+        let at = (self.units_at as usize).min(self.view.len());
+        let (before, after) = self.view.split_at(at);
+        out.push_str(before);
+        self.write_units_to(out);
+        out.push_str(after);
+    }
+
+    /// Append the units' array: the blocks joined.
+    fn write_units_to(&self, out: &mut String) {
+        out.push('[');
+        for (i, block) in self.blocks.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&block.text);
+        }
+        out.push(']');
     }
 
     /// The `state` frame as `you` read it: the shared spectator frame, or a player's frame
     /// built now.
     pub fn frame(&self, you: You) -> Utf8Bytes {
         match you.side() {
-            None => self.spectator.clone(),
-            Some(side) => self.player_frame(you, side),
+            None => self
+                .spectator
+                .get_or_init(|| self.frame_with(you, "[]"))
+                .clone(),
+            Some(side) => {
+                let actions = if self.to_act == Some(side) {
+                    &self.legal
+                } else {
+                    "[]"
+                };
+                self.frame_with(you, actions)
+            }
         }
+    }
+
+    /// The `state` frame as `you` read it, with `actions` as its legal list.
+    fn frame_with(&self, you: You, actions: &str) -> Utf8Bytes {
+        let mut text = String::with_capacity(self.view_len() + actions.len() + 80);
+        let _ = write!(
+            text,
+            r#"{{"type":"state","seq":{},"you":"{}","view":"#,
+            self.seq,
+            you.as_str()
+        );
+        self.write_view_to(&mut text);
+        text.push_str(r#","legal_actions":"#);
+        text.push_str(actions);
+        text.push('}');
+        Utf8Bytes::from(text)
     }
 
     /// The legal actions `you` are sent: the list for the side to act, else none.
@@ -185,35 +276,21 @@ impl Snapshot {
         }
     }
 
-    fn player_frame(&self, you: You, side: Side) -> Utf8Bytes {
-        let actions = if self.to_act == Some(side) {
-            &self.legal
-        } else {
-            "[]"
-        };
-        let view = self.view();
-        let mut buf = Vec::with_capacity(view.len() + actions.len() + 80);
-        write_head(&mut buf, self.seq, you);
-        buf.extend_from_slice(view.as_bytes());
-        buf.extend_from_slice(br#","legal_actions":"#);
-        buf.extend_from_slice(actions.as_bytes());
-        buf.push(b'}');
-        // Valid UTF-8 pieces joined at ASCII boundaries: the conversion cannot fail.
-        let text = String::from_utf8(buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Utf8Bytes::from(text)
-    }
-
     fn field(&self, i: usize) -> &str {
-        self.fields
-            .get(i)
-            .map_or("null", |s| s.get(self.spectator.as_str()))
+        self.fields.get(i).map_or("null", |s| s.get(&self.view))
     }
 
     fn unit(&self, i: usize) -> &str {
-        self.units
-            .get(i)
-            .map_or("null", |s| s.get(self.spectator.as_str()))
+        self.blocks
+            .get(i / BLOCK)
+            .map_or("null", |b| b.unit(i % BLOCK))
+    }
+
+    /// The units' array.
+    fn units_json(&self) -> String {
+        let mut text = String::new();
+        self.write_units_to(&mut text);
+        text
     }
 }
 
@@ -229,9 +306,31 @@ impl Legal<'_> {
     }
 }
 
-/// The legal actions as a JSON array, and where each lies in it.
-fn legal_json<A: Serialize>(actions: &[A]) -> Result<(String, Vec<Span>), FrameError> {
-    let mut buf = Vec::with_capacity(actions.len() * 40 + 2);
+/// The legal actions as a JSON array, and where each lies in it. The actions that begin and
+/// end the list as they did in `prev` (written as `prev_text`) are copied from it: most
+/// actions leave much of the list as it was, and an action's JSON is dear to write (its
+/// fields are flattened into the warning's object).
+fn legal_json<A: Serialize + PartialEq>(
+    actions: &[A],
+    before: Option<(&[A], Legal<'_>)>,
+) -> Result<(String, Vec<Span>), FrameError> {
+    let (prev, prev_text) = match before {
+        Some((prev, text)) if text.items.len() == prev.len() => (prev, Some(text)),
+        _ => (&[][..], None),
+    };
+    let head = actions.iter().zip(prev).take_while(|(a, b)| a == b).count();
+    let tail = actions[head..]
+        .iter()
+        .rev()
+        .zip(prev[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut buf = Vec::with_capacity(
+        prev_text
+            .as_ref()
+            .map_or(actions.len() * 40, |t| t.text.len())
+            + 2,
+    );
     let mut items = Vec::with_capacity(actions.len());
     buf.push(b'[');
     for (i, a) in actions.iter().enumerate() {
@@ -239,7 +338,18 @@ fn legal_json<A: Serialize>(actions: &[A]) -> Result<(String, Vec<Span>), FrameE
             buf.push(b',');
         }
         let start = buf.len();
-        serde_json::to_writer(&mut buf, a)?;
+        // The same action at the same place from the start or from the end of the list.
+        let was = if i < head {
+            Some(i)
+        } else if i >= actions.len() - tail {
+            Some(prev.len() - (actions.len() - i))
+        } else {
+            None
+        };
+        match prev_text.as_ref().zip(was) {
+            Some((t, j)) => buf.extend_from_slice(t.items[j].get(t.text).as_bytes()),
+            None => serde_json::to_writer(&mut buf, a)?,
+        }
         items.push(Span::of(start..buf.len()));
     }
     buf.push(b']');
@@ -249,26 +359,28 @@ fn legal_json<A: Serialize>(actions: &[A]) -> Result<(String, Vec<Span>), FrameE
     ))
 }
 
-/// What each unit of `view` is written from.
-fn unit_keys(game: &Game, view: &View) -> Vec<UnitKey> {
+/// What each unit of the view is written from, in the view's order (the counters').
+fn unit_keys(game: &Game) -> Vec<UnitKey> {
     let st = game.state();
-    view.units
+    game.scenario()
+        .counters
+        .counters
         .iter()
-        .map(|u| UnitKey {
-            state: *st.unit(u.id),
-            absent: st.absent.contains(&u.id),
+        .map(|c| UnitKey {
+            state: *st.unit(c.id),
+            absent: st.absent.contains(&c.id),
         })
         .collect()
 }
 
-/// Write `view` as `serde_json` would, recording where each field and each unit lies; a unit
-/// whose key is the same in `prev` is copied from it.
+/// Write `view` (built without its units) as `serde_json` would, but for its units, whose
+/// array goes where the returned place says ([`write_units`]); record where each field lies.
+/// A field dear to write whose value is the one in `prev` is copied from it.
 fn write_view(
     buf: &mut Vec<u8>,
     view: &View,
-    keys: &[UnitKey],
     prev: Option<&Snapshot>,
-) -> Result<(Vec<Span>, Vec<Span>), FrameError> {
+) -> Result<(Vec<Span>, usize), FrameError> {
     // Every field, named: a field added to the view does not compile here until it is sent.
     let View {
         turn,
@@ -277,7 +389,7 @@ fn write_view(
         step,
         to_act,
         prompt,
-        units,
+        units: _,
         ruins,
         fortifications,
         fortifications_left,
@@ -294,7 +406,6 @@ fn write_view(
         undo,
     } = view;
     let mut fields = Vec::with_capacity(FIELDS.len());
-    let mut unit_spans = Vec::with_capacity(units.len());
     let mut w = Fields {
         buf,
         fields: &mut fields,
@@ -307,48 +418,7 @@ fn write_view(
     w.value(to_act)?;
     w.value(prompt)?;
     w.begin();
-    w.buf.push(b'[');
-    let same = prev.filter(|p| p.units.len() == units.len());
-    let unchanged = |i: usize| same.is_some_and(|p| p.unit_keys.get(i) == keys.get(i));
-    let mut i = 0;
-    while i < units.len() {
-        if i > 0 {
-            w.buf.push(b',');
-        }
-        // A run of unchanged units lies in the frame before as it is to be written here,
-        // commas and all: one copy, and their places shifted.
-        let run = same.filter(|_| unchanged(i)).and_then(|p| {
-            let end = (i..units.len())
-                .find(|&j| !unchanged(j))
-                .unwrap_or(units.len());
-            let (first, last) = (p.units[i], p.units[end - 1]);
-            let bytes = p
-                .spectator
-                .as_bytes()
-                .get(first.start as usize..last.end as usize)?;
-            Some((p, end, first.start, bytes))
-        });
-        match run {
-            Some((p, end, from, bytes)) => {
-                let at = w.buf.len();
-                w.buf.extend_from_slice(bytes);
-                let moved = |x: u32| x.saturating_sub(from) as usize + at;
-                unit_spans.extend(
-                    p.units[i..end]
-                        .iter()
-                        .map(|s| Span::of(moved(s.start)..moved(s.end))),
-                );
-                i = end;
-            }
-            None => {
-                let start = w.buf.len();
-                serde_json::to_writer(&mut *w.buf, &units[i] as &UnitView)?;
-                unit_spans.push(Span::of(start..w.buf.len()));
-                i += 1;
-            }
-        }
-    }
-    w.buf.push(b']');
+    let units_at = w.buf.len();
     w.end();
     w.value(ruins)?;
     w.value(fortifications)?;
@@ -356,16 +426,75 @@ fn write_view(
     w.value(mines_left)?;
     w.value(big_guns)?;
     w.value(firing_gun)?;
-    w.value(victory)?;
+    // Equal values, equal bytes: copied from the frame before where they did not change.
+    let before = |i: usize, same: bool| prev.filter(|_| same).map(|p| p.field(i));
+    w.value_as(
+        victory,
+        before(VICTORY, prev.is_some_and(|p| p.victory == *victory)),
+    )?;
     w.value(selection)?;
     w.value(declaration)?;
     w.value(pending)?;
-    w.value(last_combat)?;
+    w.value_as(
+        last_combat,
+        before(
+            LAST_COMBAT,
+            prev.is_some_and(|p| p.last_combat == *last_combat),
+        ),
+    )?;
     w.value(result)?;
     w.value(custom_start)?;
     w.value(undo)?;
     w.buf.push(b'}');
-    Ok((fields, unit_spans))
+    Ok((fields, units_at))
+}
+
+/// The units of the view of `game`, [`BLOCK`] to a block: a block whose units all have the
+/// keys they had in `prev` is `prev`'s, shared; in another, a unit whose key is unchanged is
+/// copied from `prev`'s bytes and the others are written.
+fn write_units(
+    game: &Game,
+    keys: &[UnitKey],
+    prev: Option<&Snapshot>,
+) -> Result<Vec<Arc<Block>>, FrameError> {
+    let counters = &game.scenario().counters.counters;
+    let same = prev.filter(|p| p.unit_keys.len() == keys.len() && keys.len() == counters.len());
+    let mut blocks = Vec::with_capacity(counters.len().div_ceil(BLOCK));
+    for (b, chunk) in keys.chunks(BLOCK).enumerate() {
+        let first = b * BLOCK;
+        let was = same.and_then(|p| Some((p, p.blocks.get(b)?)));
+        if let Some((p, block)) = was
+            && p.unit_keys.get(first..first + chunk.len()) == Some(chunk)
+        {
+            blocks.push(block.clone());
+            continue;
+        }
+        let mut text = Vec::with_capacity(was.map_or(BLOCK * 90, |(_, b)| b.text.len() + 32));
+        let mut units = Vec::with_capacity(chunk.len());
+        for (i, key) in chunk.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            let start = text.len();
+            match was.filter(|(p, _)| p.unit_keys.get(first + i) == Some(key)) {
+                Some((_, block)) => text.extend_from_slice(block.unit(i).as_bytes()),
+                None => {
+                    let counter = counters.get(first + i).ok_or_else(|| {
+                        <FrameError as serde::ser::Error>::custom("a unit without its counter")
+                    })?;
+                    serde_json::to_writer(&mut text, &view::unit(counter, game.state()))?
+                }
+            }
+            units.push(Span::of(start..text.len()));
+        }
+        blocks.push(Arc::new(Block {
+            text: String::from_utf8(text)
+                .map_err(serde::ser::Error::custom)?
+                .into_boxed_str(),
+            units: units.into_boxed_slice(),
+        }));
+    }
+    Ok(blocks)
 }
 
 /// Writes the view's fields in the order of [`FIELDS`].
@@ -393,21 +522,23 @@ impl Fields<'_> {
     }
 
     fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), FrameError> {
+        self.value_as(value, None)
+    }
+
+    /// As [`Fields::value`], or `written` where the value was written before as those bytes.
+    fn value_as<T: Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+        written: Option<&str>,
+    ) -> Result<(), FrameError> {
         self.begin();
-        serde_json::to_writer(&mut *self.buf, value)?;
+        match written {
+            Some(bytes) => self.buf.extend_from_slice(bytes.as_bytes()),
+            None => serde_json::to_writer(&mut *self.buf, value)?,
+        }
         self.end();
         Ok(())
     }
-}
-
-/// `{"type":"state","seq":N,"you":"…","view":` — the head of every state frame.
-fn write_head(buf: &mut Vec<u8>, seq: u64, you: You) {
-    use std::io::Write;
-    let _ = write!(
-        buf,
-        r#"{{"type":"state","seq":{seq},"you":"{}","view":"#,
-        you.as_str()
-    );
 }
 
 /// What every connection of a game receives after an accepted action: its events, then the
@@ -711,13 +842,16 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
     ops.push("replace", "/seq", Some(&next.seq.to_string()));
     let mut path = String::with_capacity(32);
     for (i, name) in FIELDS.iter().enumerate() {
-        let (a, b) = (prev.field(i), next.field(i));
-        if a == b {
-            continue;
-        }
-        if i == UNITS && prev.units.len() == next.units.len() {
-            for u in 0..next.units.len() {
-                // Equal keys, equal bytes: most units did not change, and are not compared.
+        if i == UNITS {
+            // Equal keys, equal bytes: most units did not change, and are not compared.
+            if prev.unit_keys == next.unit_keys {
+                continue;
+            }
+            if prev.unit_keys.len() != next.unit_keys.len() {
+                ops.push("replace", "/view/units", Some(&next.units_json()));
+                continue;
+            }
+            for u in 0..next.unit_keys.len() {
                 if prev.unit_keys.get(u) == next.unit_keys.get(u) {
                     continue;
                 }
@@ -729,6 +863,10 @@ fn common_ops(prev: &Snapshot, next: &Snapshot) -> String {
                 }
             }
         } else {
+            let (a, b) = (prev.field(i), next.field(i));
+            if a == b {
+                continue;
+            }
             path.clear();
             path.push_str("/view/");
             path.push_str(name);
@@ -882,6 +1020,27 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// A block of units none of which changed is the state before's block, shared; a block
+    /// with a changed unit is written anew; no state frame is joined until one is asked for.
+    #[test]
+    fn unchanged_blocks_of_units_are_shared_and_frames_joined_on_demand() {
+        let (mut shared, mut written) = (0, 0);
+        play(11, 300, |_, _, snap, prev| {
+            assert!(snap.spectator.get().is_none(), "no frame asked for yet");
+            let Some(p) = prev else { return };
+            for (b, block) in snap.blocks.iter().enumerate() {
+                let range = b * BLOCK..(b * BLOCK + BLOCK).min(snap.unit_keys.len());
+                let changed = snap.unit_keys[range.clone()] != p.unit_keys[range];
+                assert_eq!(Arc::ptr_eq(block, &p.blocks[b]), !changed, "block {b}");
+                if changed { written += 1 } else { shared += 1 }
+            }
+        });
+        assert!(
+            written > 0 && shared > 10 * written,
+            "{shared} shared, {written} written"
+        );
     }
 
     /// What the connections asked of one update is what the next one builds before it is
@@ -1043,7 +1202,10 @@ mod tests {
     fn legal_lists_change_by_what_changed() {
         let ops_between = |from: &[&str], to: &[&str]| {
             // Each list as a snapshot keeps it: its JSON and where each action lies in it.
-            let (from, to) = (legal_json(from).unwrap(), legal_json(to).unwrap());
+            let (from, to) = (
+                legal_json(from, None).unwrap(),
+                legal_json(to, None).unwrap(),
+            );
             let mut ops = Ops::new();
             legal_ops(
                 &Legal {
@@ -1073,7 +1235,9 @@ mod tests {
         let many: Vec<String> = (0..10).map(|i| long(&i.to_string())).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         let ops = ops_between(&[&a, &b, &c, &d], &[&[a.as_str()], &many[..]].concat());
-        let list = legal_json(&[&[a.as_str()], &many[..]].concat()).unwrap().0;
+        let list = legal_json(&[&[a.as_str()], &many[..]].concat(), None)
+            .unwrap()
+            .0;
         assert_eq!(
             ops,
             format!(r#"{{"op":"replace","path":"/legal_actions","value":{list}}}"#)
@@ -1088,5 +1252,33 @@ mod tests {
             r#"{"op":"replace","path":"/legal_actions","value":["x","y"]}"#
         );
         assert!(ops_between(&["a"], &["a"]).is_empty());
+    }
+
+    /// The actions a list begins and ends with as the list before did are copied from its
+    /// bytes, each from its own place; the list is what serializing it gives.
+    #[test]
+    fn a_legal_list_copies_what_it_shares_with_the_one_before() {
+        let before = ["a", "b", "c", "d"];
+        assert_eq!(legal_json(&before, None).unwrap().0, r#"["a","b","c","d"]"#);
+        // The list before as written with a mark on each element: what is copied shows it.
+        let marked = r#"["a!","b!","c!","d!"]"#;
+        let marked_items: Vec<Span> = (0..4).map(|i| Span::of(1 + 5 * i..5 + 5 * i)).collect();
+        let written = |now: &[&str]| {
+            let prev = Legal {
+                text: marked,
+                items: &marked_items,
+            };
+            legal_json(now, Some((&before[..], prev))).unwrap().0
+        };
+        assert_eq!(marked_items[2].get(marked), r#""c!""#);
+        assert_eq!(
+            written(&["a", "b", "y", "c", "d"]),
+            r#"["a!","b!","y","c!","d!"]"#
+        );
+        assert_eq!(written(&["x", "d"]), r#"["x","d!"]"#);
+        assert_eq!(written(&["a", "x"]), r#"["a!","x"]"#);
+        assert_eq!(written(&["b", "c"]), r#"["b","c"]"#);
+        assert_eq!(written(&[]), "[]");
+        assert_eq!(written(&before), marked);
     }
 }

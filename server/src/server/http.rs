@@ -617,7 +617,7 @@ pub async fn game(
             (status, seq, seats, bots, view, clock, None)
         } else {
             let info = app.games.info(id).await?;
-            let view = info.state.view().to_string();
+            let view = info.state.view();
             (
                 info.status,
                 info.state.seq,
@@ -707,7 +707,7 @@ pub async fn state_at(
         && let Ok(info) = handle.info().await
         && info.state.seq == at
     {
-        return Ok(json_text(info.state.view().to_string()));
+        return Ok(json_text(info.state.view()));
     }
     Ok(json_text(past_view(&app, id, at).await?))
 }
