@@ -322,13 +322,7 @@ fn legal_json<A: Element>(
         Some((prev, text)) if text.items.len() == prev.len() => (prev, Some(text)),
         _ => (&[][..], None),
     };
-    let head = actions.iter().zip(prev).take_while(|(a, b)| a == b).count();
-    let tail = actions[head..]
-        .iter()
-        .rev()
-        .zip(prev[head..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (head, tail) = common_ends(prev, actions);
     let mut buf = Vec::with_capacity(
         prev_text
             .as_ref()
@@ -361,6 +355,19 @@ fn legal_json<A: Element>(
         String::from_utf8(buf).map_err(serde::ser::Error::custom)?,
         items,
     ))
+}
+
+/// How many elements `a` and `b` share at their start, and then at their end (the two never
+/// overlap).
+fn common_ends<T: PartialEq>(a: &[T], b: &[T]) -> (usize, usize) {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (head, tail)
 }
 
 /// An element of a legal list, written as JSON.
@@ -933,13 +940,7 @@ fn legal_ops(from: &Legal, to: &Legal, ops: &mut Ops) {
     if from == to {
         return;
     }
-    let head = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let tail = from[head..]
-        .iter()
-        .rev()
-        .zip(to[head..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (head, tail) = common_ends(&from, &to);
     let (removed, added) = (&from[head..from.len() - tail], &to[head..to.len() - tail]);
     // A run of operations longer than the list itself says more with one `replace`.
     let run = (removed.len() + added.len()) * OP_LEN + added.iter().map(|a| a.len()).sum::<usize>();
