@@ -11,8 +11,8 @@
 //!   (fixed) and its state (where it is, its side shown, its marks): a block of units none of
 //!   which changed is the previous state's block, shared, and in a block that changed only the
 //!   changed units are written. Most actions move one stack, so most of the 247 units are
-//!   neither written nor copied. The view's fields dearest to write (`victory`,
-//!   `last_combat`) and the legal actions the list begins and ends with as before are copied
+//!   neither written nor copied. The view's fields dearest to write (`fortifications`,
+//!   `victory`, `last_combat`) and the legal actions the list begins and ends with as before are copied
 //!   where their values did not change.
 //! - **Patches without parsing values.** A `patch` frame compares the two states part by
 //!   part: a field or unit whose bytes are equal is equal; a part that changed is split into
@@ -107,10 +107,10 @@ pub struct Snapshot {
     pub seq: u64,
     /// Whose decision it is; `None` once the game is over.
     pub to_act: Option<Side>,
-    /// The view's JSON but for its units: the array of units goes at `units_at`.
+    /// The view's JSON but for its units: the array of units goes where the (empty) span of
+    /// `units` in `fields` begins.
     view: Box<str>,
-    units_at: u32,
-    /// Where each field of [`FIELDS`] lies in `view` (`units` as empty, at `units_at`).
+    /// Where each field of [`FIELDS`] lies in `view`.
     fields: Box<[Span]>,
     /// The units' objects, [`BLOCK`] to a block: a block none of whose units changed is the
     /// block of the state before, shared.
@@ -175,7 +175,7 @@ impl Snapshot {
         let mut view = game.view_without_units();
         let mut buf = Vec::with_capacity(prev.map_or(4 * 1024, |p| p.view.len() + 256));
         let keys = unit_keys(game);
-        let (fields, units_at) = write_view(&mut buf, &view, prev)?;
+        let fields = write_view(&mut buf, &view, prev)?;
         let blocks = write_units(game, &keys, prev)?;
         Ok(Snapshot {
             seq,
@@ -183,7 +183,6 @@ impl Snapshot {
             view: String::from_utf8(buf)
                 .map_err(serde::ser::Error::custom)?
                 .into_boxed_str(),
-            units_at: u32::try_from(units_at).unwrap_or(u32::MAX),
             fields: fields.into_boxed_slice(),
             blocks: blocks.into_boxed_slice(),
             unit_keys: keys.into_boxed_slice(),
@@ -212,7 +211,8 @@ impl Snapshot {
 
     /// Append the view's JSON: the fields around the units, the units block by block.
     fn write_view_to(&self, out: &mut String) {
-        let at = (self.units_at as usize).min(self.view.len());
+        let at = self.fields.get(UNITS).map_or(0, |s| s.start as usize);
+        let at = at.min(self.view.len());
         let (before, after) = self.view.split_at(at);
         out.push_str(before);
         self.write_units_to(out);
@@ -311,9 +311,8 @@ impl Legal<'_> {
 }
 
 /// The legal actions as a JSON array, and where each lies in it. The actions that begin and
-/// end the list as they did in `prev` (written as `prev_text`) are copied from it: most
-/// actions leave much of the list as it was, and an action's JSON is dear to write (its
-/// fields are flattened into the warning's object).
+/// end the list as they did in the list `before` (its actions and its text) are copied from
+/// its text: most actions leave much of the list as it was.
 fn legal_json<A: Element>(
     actions: &[A],
     before: Option<(&[A], Legal<'_>)>,
@@ -420,13 +419,14 @@ fn unit_keys(game: &Game) -> Vec<UnitKey> {
 }
 
 /// Write `view` (built without its units) as `serde_json` would, but for its units, whose
-/// array goes where the returned place says ([`write_units`]); record where each field lies.
+/// array goes where the returned span of `units` (empty) begins ([`write_units`]); record
+/// where each field lies.
 /// A field dear to write whose value is the one in `prev` is copied from it.
 fn write_view(
     buf: &mut Vec<u8>,
     view: &View,
     prev: Option<&Snapshot>,
-) -> Result<(Vec<Span>, usize), FrameError> {
+) -> Result<Vec<Span>, FrameError> {
     // Every field, named: a field added to the view does not compile here until it is sent.
     let View {
         turn,
@@ -464,7 +464,6 @@ fn write_view(
     w.value(to_act)?;
     w.value(prompt)?;
     w.begin();
-    let units_at = w.buf.len();
     w.end();
     w.value(ruins)?;
     // Equal values, equal bytes: copied from the state before where they did not change.
@@ -498,7 +497,7 @@ fn write_view(
     w.value(custom_start)?;
     w.value(undo)?;
     w.buf.push(b'}');
-    Ok((fields, units_at))
+    Ok(fields)
 }
 
 /// The units of the view of `game`, [`BLOCK`] to a block: a block whose units all have the
