@@ -198,7 +198,15 @@ impl Scratch {
                 if in_zoc && h != start {
                     continue; // entered an enemy ZOC: the move ends here (6)
                 }
+                if c >= usize::from(budget) {
+                    continue; // not a point left for a step (every step costs at least 1)
+                }
                 for n in h.neighbours() {
+                    // A neighbour already reached for one more point or less is not bettered
+                    // by a step from here (at least 1 MP, 5.1), whatever the step would cost.
+                    if usize::from(cost[n.index()]) <= c + 1 {
+                        continue;
+                    }
                     if !board.enterable_by(side, n) {
                         continue;
                     }
@@ -310,14 +318,19 @@ pub fn destinations(
     if left == 0 {
         return Vec::new();
     }
-    let reach = reach(board, side, group.hex, left);
     let (points, guns) = stacking::load(scn, st, &group.units);
-    reach
-        .hexes()
-        .into_iter()
-        .filter(|h| *h != group.hex && stacking::has_room(board, side, *h, points, guns))
-        .map(|h| (h, reach.cost[h.index()]))
-        .collect()
+    // Read in place from the search's scratch: the stack is offered every hex it reaches, so
+    // the costs need not be copied out into a [`Reach`] first.
+    let mut out: Vec<(Hex, u8)> = with_scratch(|s| {
+        s.run(board, side, group.hex, left, None);
+        s.set
+            .iter()
+            .filter(|h| **h != group.hex && stacking::has_room(board, side, **h, points, guns))
+            .map(|h| (*h, s.cost[h.index()]))
+            .collect()
+    });
+    out.sort_unstable_by_key(|(h, _)| *h);
+    out
 }
 
 /// The legal actions of a movement step.
@@ -652,6 +665,42 @@ mod tests {
             compared += 1;
         });
         assert!(compared > 1000, "{compared} searches compared");
+    }
+
+    /// The destinations offered a selected stack are the hexes its search reaches, start left
+    /// out, where stacking leaves it room, each with its cost, in hex order (5.1, 7) — read in
+    /// place from the search, as [`reach`] would copy them out — at every selected stack's
+    /// decision of a whole random game.
+    #[test]
+    fn a_stacks_destinations_are_the_hexes_it_reaches_with_room_5_1_7() {
+        let scn = crate::face::testkit::scenario();
+        let mut game = crate::face::game::Game::new(scn.clone(), [13; 32]);
+        let mut bot = crate::face::random::Bot::new(13, scn.map.hospital().to_vec());
+        let mut compared = 0;
+        while let Some(side) = game.to_act() {
+            let st = game.state();
+            if let Step::Move { group: Some(g) } = &st.step
+                && let Some(left) = budget(&scn, st, g, st.phase()).filter(|l| *l > 0)
+                && !g.halted
+            {
+                let board = HexIndex::of(&scn, st);
+                let (points, guns) = stacking::load(&scn, st, &g.units);
+                let whole = reach(&board, side, g.hex, left);
+                let expected: Vec<(Hex, u8)> = whole
+                    .hexes()
+                    .into_iter()
+                    .filter(|h| *h != g.hex && stacking::has_room(&board, side, *h, points, guns))
+                    .map(|h| (h, whole.cost[h.index()]))
+                    .collect();
+                let offered = destinations(&scn, st, &board, side, g, st.phase());
+                assert_eq!(offered, expected, "stack at {}", g.hex);
+                compared += usize::from(!offered.is_empty());
+            }
+            let legal = game.legal_actions(side);
+            let action = bot.choose(&game, &legal).expect("a legal action").clone();
+            game.apply(side, &action).expect("legal actions apply");
+        }
+        assert!(compared > 100, "{compared} stacks compared");
     }
 
     /// The search for one hex's path finds the path and cost the whole search finds, for every

@@ -27,7 +27,7 @@
 //!   refusal. A game whose players take patches and that nobody watches joins none.
 
 use crate::rules::combat_report::CombatReport;
-use crate::rules::state::{Fortification, UnitState};
+use crate::rules::state::{Fortification, Loc, Marks, UnitState};
 use crate::rules::view::{self, VictoryView, View};
 use crate::rules::warnings::Offered;
 use crate::rules::{Event, Game};
@@ -92,12 +92,53 @@ impl Span {
     }
 }
 
-/// What a unit's object is written from, besides its fixed counter: equal keys, equal bytes.
+/// What a unit's object is written from, besides its fixed counter, as one word: equal keys,
+/// equal bytes. A word, not the state itself, because every unit's key is compared with the
+/// state before's at every action, and 247 words compare as one block of memory where 247
+/// states compare field by field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct UnitKey {
-    state: UnitState,
-    /// Left out of a custom start (shown as `absent`).
-    absent: bool,
+struct UnitKey(u32);
+
+impl UnitKey {
+    /// Every part of the unit's state, each in bits of its own (so that different states
+    /// never share a key), and whether it is left out of a custom start (shown as `absent`).
+    fn of(state: &UnitState, absent: bool) -> UnitKey {
+        // Named in full: a part added to a unit's state does not compile here until keyed.
+        let UnitState {
+            loc,
+            reduced,
+            marks:
+                Marks {
+                    moved,
+                    moved_full,
+                    attacked,
+                    defended,
+                    out_of_command,
+                    recovery_failed,
+                },
+        } = *state;
+        let at = match loc {
+            Loc::Unplaced => 0,
+            Loc::OffMap => 1,
+            Loc::Eliminated => 2,
+            Loc::Map(h) => 3 + h.index() as u32,
+        };
+        let flags = [
+            moved,
+            moved_full,
+            attacked,
+            defended,
+            out_of_command,
+            recovery_failed,
+            reduced,
+            absent,
+        ];
+        let bits = flags
+            .iter()
+            .enumerate()
+            .fold(0u32, |k, (i, f)| k | u32::from(*f) << i);
+        UnitKey(at << flags.len() | bits)
+    }
 }
 
 /// One state of a game, ready to send to any reader.
@@ -411,10 +452,7 @@ fn unit_keys(game: &Game) -> Vec<UnitKey> {
         .counters
         .counters
         .iter()
-        .map(|c| UnitKey {
-            state: *st.unit(c.id),
-            absent: st.absent.contains(&c.id),
-        })
+        .map(|c| UnitKey::of(st.unit(c.id), st.absent.contains(&c.id)))
         .collect()
 }
 
@@ -1006,6 +1044,39 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(allied["view"], read(You::Spectator)["view"]);
+    }
+
+    /// Two unit states that differ in anything — where the unit is, its face, any of its marks,
+    /// or whether it is left out — never share a key, so no changed unit is copied from the
+    /// state before: every location of the map and off it, with every one of the eight flags
+    /// set alone and all of them set, gives a key of its own.
+    #[test]
+    fn different_unit_states_have_different_keys() {
+        let mut locs = vec![Loc::Unplaced, Loc::OffMap, Loc::Eliminated];
+        locs.extend(crate::rules::hex::Hex::all().map(Loc::Map));
+        let mut seen = std::collections::BTreeSet::new();
+        let mut states = 0;
+        for loc in locs {
+            for flag in 0..=9 {
+                let on = |i: usize| flag == i || flag == 9;
+                let marks = Marks {
+                    moved: on(1),
+                    moved_full: on(2),
+                    attacked: on(3),
+                    defended: on(4),
+                    out_of_command: on(5),
+                    recovery_failed: on(6),
+                };
+                let state = UnitState {
+                    loc,
+                    reduced: on(7),
+                    marks,
+                };
+                assert!(seen.insert(UnitKey::of(&state, on(8)).0), "{state:?}");
+                states += 1;
+            }
+        }
+        assert_eq!(seen.len(), states);
     }
 
     /// Play a random game from `seed` for at most `actions` actions, calling `check` with the
