@@ -36,6 +36,7 @@ use serde::Serialize;
 use siege_protocol::{Side, You};
 use std::fmt::Write;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The view's top-level fields, in the order the view serializes them.
@@ -648,14 +649,34 @@ pub struct Update {
     common_ops: OnceLock<String>,
     /// Each reader's `patch` frame.
     patches: [OnceLock<Utf8Bytes>; 3],
+    /// Which frames connections asked for ([`Asked`]'s bits): what the next update builds
+    /// ahead. Kept apart from the frames built, so that a frame built ahead that nobody read
+    /// is not built again for every later update.
+    asked: AtomicU8,
 }
 
-/// Which of an [`Update`]'s shared frames were built: the players' full states (Allied,
-/// Chinese) and each reader's patch (Allied, Chinese, spectator).
+/// Which of an [`Update`]'s shared frames connections asked for: the players' full states
+/// (Allied, Chinese), the spectators' full state, and each reader's patch (Allied, Chinese,
+/// spectator).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Asked {
     players: [bool; 2],
+    spectators: bool,
     patches: [bool; 3],
+}
+
+/// The bit of [`Update::asked`] for a reader's full state.
+fn state_bit(you: You) -> u8 {
+    match you {
+        You::Allied => 1,
+        You::Chinese => 1 << 1,
+        You::Spectator => 1 << 2,
+    }
+}
+
+/// The bit of [`Update::asked`] for a reader's patch.
+fn patch_bit(you: You) -> u8 {
+    state_bit(you) << 3
 }
 
 impl Update {
@@ -668,14 +689,19 @@ impl Update {
             players: [OnceLock::new(), OnceLock::new()],
             common_ops: OnceLock::new(),
             patches: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            asked: AtomicU8::new(0),
         }
     }
 
-    /// Which of this update's shared frames the connections have asked for so far.
+    /// Which of this update's shared frames the connections have asked for so far (not
+    /// counting what [`Update::prepare`] built ahead).
     pub fn asked(&self) -> Asked {
+        let bits = self.asked.load(Ordering::Relaxed);
+        let readers = [You::Allied, You::Chinese, You::Spectator];
         Asked {
-            players: self.players.each_ref().map(|f| f.get().is_some()),
-            patches: self.patches.each_ref().map(|f| f.get().is_some()),
+            players: [You::Allied, You::Chinese].map(|you| bits & state_bit(you) != 0),
+            spectators: bits & state_bit(You::Spectator) != 0,
+            patches: readers.map(|you| bits & patch_bit(you) != 0),
         }
     }
 
@@ -687,19 +713,30 @@ impl Update {
     pub fn prepare(&self, asked: Asked) {
         for (you, wanted) in [You::Allied, You::Chinese].into_iter().zip(asked.players) {
             if wanted {
-                let _ = self.state_frame(you);
+                let _ = self.build_state_frame(you);
             }
+        }
+        // The spectators' state (a whole view, ~25 KB), joined by the first spectator's
+        // connection after the broadcast, could be joined before the acting player's reply
+        // is sent, on the same thread.
+        if asked.spectators {
+            let _ = self.build_state_frame(You::Spectator);
         }
         let readers = [You::Allied, You::Chinese, You::Spectator];
         for (you, wanted) in readers.into_iter().zip(asked.patches) {
             if wanted {
-                let _ = self.patch(you);
+                let _ = self.build_patch(you);
             }
         }
     }
 
     /// The new `state` frame as `you` read it, shared by every connection of that reader.
     pub fn state_frame(&self, you: You) -> Utf8Bytes {
+        self.asked.fetch_or(state_bit(you), Ordering::Relaxed);
+        self.build_state_frame(you)
+    }
+
+    fn build_state_frame(&self, you: You) -> Utf8Bytes {
         let slot = match you {
             You::Spectator => return self.state.frame(you),
             You::Allied => &self.players[0],
@@ -710,16 +747,19 @@ impl Update {
 
     /// The `patch` frame turning `you`'s previous state frame into the new one.
     pub fn patch(&self, you: You) -> Option<Utf8Bytes> {
+        self.asked.fetch_or(patch_bit(you), Ordering::Relaxed);
+        Some(self.build_patch(you))
+    }
+
+    fn build_patch(&self, you: You) -> Utf8Bytes {
         let index = match you {
             You::Allied => 0,
             You::Chinese => 1,
             You::Spectator => 2,
         };
-        Some(
-            self.patches[index]
-                .get_or_init(|| self.compute_patch(you))
-                .clone(),
-        )
+        self.patches[index]
+            .get_or_init(|| self.compute_patch(you))
+            .clone()
     }
 
     fn compute_patch(&self, you: You) -> Utf8Bytes {
@@ -1186,36 +1226,48 @@ mod tests {
         );
     }
 
-    /// What the connections asked of one update is what the next one builds before it is
-    /// sent (the game task does it while the commit is in flight), and what nobody asked for
-    /// is left to be built on demand.
+    /// What connections asked of one update is built ahead for the next, while its commit is
+    /// in flight — and only that: a frame built ahead counts as asked only once a connection
+    /// reads it, so frames nobody reads stop being built after one update.
     #[test]
     fn an_update_builds_ahead_the_frames_asked_of_the_one_before() {
         let mut updates = Vec::new();
-        play(5, 4, |_, seq, snap, prev| {
+        play(5, 5, |_, seq, snap, prev| {
             if let Some(p) = prev {
                 updates.push(update(seq, snap, p));
             }
         });
-        let [first, second, third] = &updates[..] else {
-            panic!("three updates, got {}", updates.len())
+        let [first, second, third, fourth] = &updates[..] else {
+            panic!("four updates, got {}", updates.len())
+        };
+        let built = |u: &Update| Asked {
+            players: u.players.each_ref().map(|f| f.get().is_some()),
+            spectators: u.state.spectator.get().is_some(),
+            patches: u.patches.each_ref().map(|f| f.get().is_some()),
         };
         assert_eq!(first.asked(), Asked::default(), "nothing asked yet");
         let allied_patch = first.patch(You::Allied).unwrap();
         let chinese_state = first.state_frame(You::Chinese);
+        let spectators_state = first.state_frame(You::Spectator);
         let asked = first.asked();
         assert_eq!(
             asked,
             Asked {
                 players: [false, true],
+                spectators: true,
                 patches: [true, false, false],
             }
         );
         second.prepare(asked);
         assert_eq!(
-            second.asked(),
+            built(second),
             asked,
             "built ahead: exactly what was asked before"
+        );
+        assert_eq!(
+            second.asked(),
+            Asked::default(),
+            "built ahead is not asked: no connection has read them"
         );
         assert_eq!(
             second.patch(You::Allied).unwrap(),
@@ -1225,9 +1277,21 @@ mod tests {
             second.state_frame(You::Chinese),
             second.state.frame(You::Chinese)
         );
-        third.prepare(Asked::default());
         assert_eq!(
-            third.asked(),
+            second.asked(),
+            Asked {
+                players: [false, true],
+                spectators: false,
+                patches: [true, false, false],
+            },
+            "read by connections: asked"
+        );
+        // The spectators left: their state is built ahead for the next update once, no more.
+        third.prepare(second.asked());
+        assert!(!built(third).spectators);
+        fourth.prepare(Asked::default());
+        assert_eq!(
+            built(fourth),
             Asked::default(),
             "nothing built that nobody asked for"
         );
@@ -1235,6 +1299,7 @@ mod tests {
         // first carried over into the second would have failed them.
         assert_ne!(allied_patch, second.compute_patch(You::Allied));
         assert_ne!(chinese_state, second.state.frame(You::Chinese));
+        assert_ne!(spectators_state, second.state.frame(You::Spectator));
     }
 
     /// Every reader's patch, applied to its previous state frame, gives its new state frame —
