@@ -24,7 +24,9 @@
 //! - **Full frames on demand.** The `state` frames are joined from the parts when a
 //!   connection needs one: the spectators' once per state, the players' once per action for
 //!   the broadcast (shared through the [`Update`]) and for a join, a resume or a stale
-//!   refusal. A game whose players take patches and that nobody watches joins none.
+//!   refusal. A game whose players take patches and that nobody watches joins none. What
+//!   connections read of one update (full states, patches) is built for the next while its
+//!   commit is in flight ([`Update::prepare`]), not after it on a round trip.
 
 use crate::rules::combat_report::CombatReport;
 use crate::rules::state::{Fortification, Loc, Marks, UnitState};
