@@ -81,6 +81,48 @@ impl UnitState {
             _ => None,
         }
     }
+
+    /// The whole state in three bytes: its flags (its face shown, then each of its marks, a
+    /// bit each from the lowest) and where it is (a hex's dense index, or `0xFFFD` unplaced,
+    /// `0xFFFE` off the map, `0xFFFF` eliminated). Different states, different bytes: the
+    /// state hash encodes a unit so (its version 2 depends on these exact bytes), and the
+    /// server compares units by them.
+    pub fn packed(&self) -> (u8, u16) {
+        // Named in full: a part added to a unit's state does not compile here until packed.
+        let UnitState {
+            loc,
+            reduced,
+            marks:
+                Marks {
+                    moved,
+                    moved_full,
+                    attacked,
+                    defended,
+                    out_of_command,
+                    recovery_failed,
+                },
+        } = *self;
+        let flags = [
+            reduced,
+            moved,
+            moved_full,
+            attacked,
+            defended,
+            out_of_command,
+            recovery_failed,
+        ]
+        .iter()
+        .enumerate()
+        .fold(0u8, |acc, (bit, on)| acc | (u8::from(*on) << bit));
+        let at: u16 = match loc {
+            // Dense indexes run 0..1560: they always fit.
+            Loc::Map(hex) => u16::try_from(hex.index()).unwrap_or(u16::MAX),
+            Loc::Unplaced => 0xFFFD,
+            Loc::OffMap => 0xFFFE,
+            Loc::Eliminated => 0xFFFF,
+        };
+        (flags, at)
+    }
 }
 
 /// Every unit's state, indexed by [`UnitId`]: a vector that takes a new stamp whenever what

@@ -36,8 +36,7 @@
 //! (its own first field left out) is preceded by the escape byte `0xE0`, which begins nothing
 //! else. Floating-point numbers are refused: a state is exact, and no state field is a float.
 
-use crate::position::state::{Loc, Marks, State, UnitState};
-use crate::vocabulary::hex::Hex;
+use crate::position::state::{State, UnitState};
 use serde::Serialize;
 use serde::ser::{self, SerializeStruct};
 use sha2::{Digest, Sha256};
@@ -146,46 +145,11 @@ pub fn encode_compact(state: &State, out: &mut Vec<u8>) {
     c.put(dice);
 }
 
-/// One unit in three bytes: its flags, then where it is.
+/// One unit in three bytes: its flags, then where it is ([`UnitState::packed`]).
 fn encode_unit(unit: &UnitState, out: &mut Vec<u8>) {
-    let UnitState {
-        loc,
-        reduced,
-        marks,
-    } = unit;
-    let Marks {
-        moved,
-        moved_full,
-        attacked,
-        defended,
-        out_of_command,
-        recovery_failed,
-    } = marks;
-    let flags = [
-        reduced,
-        moved,
-        moved_full,
-        attacked,
-        defended,
-        out_of_command,
-        recovery_failed,
-    ]
-    .iter()
-    .enumerate()
-    .fold(0u8, |acc, (bit, on)| acc | (u8::from(**on) << bit));
-    let at: u16 = match loc {
-        Loc::Map(hex) => hex_index(*hex),
-        Loc::Unplaced => 0xFFFD,
-        Loc::OffMap => 0xFFFE,
-        Loc::Eliminated => 0xFFFF,
-    };
+    let (flags, at) = unit.packed();
     out.push(flags);
     out.extend_from_slice(&at.to_le_bytes());
-}
-
-fn hex_index(hex: Hex) -> u16 {
-    // Dense indexes run 0..1560: they always fit.
-    u16::try_from(hex.index()).unwrap_or(u16::MAX)
 }
 
 /// The first byte of a run of fields left out; `0xF0 + k` for `k` fields.
@@ -602,7 +566,9 @@ mod tests {
     use crate::face::random::Bot;
     use crate::face::testkit::scenario;
     use crate::position::state::{GameResult, Step};
+    use crate::position::state::{Loc, Marks};
     use crate::position::step_id::StepId;
+    use crate::vocabulary::hex::Hex;
 
     fn compact(st: &State) -> Vec<u8> {
         let mut out = Vec::new();
@@ -632,6 +598,47 @@ mod tests {
             let expected: [u8; 32] = Sha256::digest(&json).into();
             assert_eq!(hash(&st, HashVersion::Json), expected);
         }
+    }
+
+    /// A unit's three bytes are those games were stored with under version 2: the face shown
+    /// and each mark a bit from the lowest, then the place, little-endian — a hex by its dense
+    /// index, off the board 0xFFFD to 0xFFFF. Changing them would fail every stored game's
+    /// hashes, so they are spelt out here, not derived.
+    #[test]
+    fn a_units_three_bytes_stay_those_version_2_stored() {
+        let hex: Hex = "1512".parse().unwrap();
+        let unit = |loc, reduced, marks| UnitState {
+            loc,
+            reduced,
+            marks,
+        };
+        let mut out = Vec::new();
+        encode_unit(&unit(Loc::Unplaced, false, Marks::default()), &mut out);
+        encode_unit(&unit(Loc::OffMap, true, Marks::default()), &mut out);
+        let all = Marks {
+            moved: true,
+            moved_full: true,
+            attacked: true,
+            defended: true,
+            out_of_command: true,
+            recovery_failed: true,
+        };
+        encode_unit(&unit(Loc::Eliminated, false, all), &mut out);
+        let attacked = Marks {
+            attacked: true,
+            ..Marks::default()
+        };
+        encode_unit(&unit(Loc::Map(hex), false, attacked), &mut out);
+        let index = u16::try_from(hex.index()).unwrap().to_le_bytes();
+        assert_eq!(
+            out,
+            [
+                0x00, 0xFD, 0xFF, //
+                0x01, 0xFE, 0xFF, //
+                0x7E, 0xFF, 0xFF, //
+                0x08, index[0], index[1],
+            ]
+        );
     }
 
     /// Through a whole game, two states have the same compact encoding exactly when they are

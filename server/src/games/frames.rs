@@ -29,7 +29,7 @@
 //!   commit is in flight ([`Update::prepare`]), not after it on a round trip.
 
 use crate::rules::combat_report::CombatReport;
-use crate::rules::state::{Fortification, Loc, Marks, UnitState};
+use crate::rules::state::{Fortification, UnitState};
 use crate::rules::view::{self, VictoryView, View};
 use crate::rules::warnings::Offered;
 use crate::rules::{Event, Game};
@@ -103,44 +103,11 @@ impl Span {
 struct UnitKey(u32);
 
 impl UnitKey {
-    /// Every part of the unit's state, each in bits of its own (so that different states
-    /// never share a key), and whether it is left out of a custom start (shown as `absent`).
+    /// The unit's state packed as the state hash packs it ([`UnitState::packed`], different
+    /// states never alike), and whether it is left out of a custom start (shown as `absent`).
     fn of(state: &UnitState, absent: bool) -> UnitKey {
-        // Named in full: a part added to a unit's state does not compile here until keyed.
-        let UnitState {
-            loc,
-            reduced,
-            marks:
-                Marks {
-                    moved,
-                    moved_full,
-                    attacked,
-                    defended,
-                    out_of_command,
-                    recovery_failed,
-                },
-        } = *state;
-        let at = match loc {
-            Loc::Unplaced => 0,
-            Loc::OffMap => 1,
-            Loc::Eliminated => 2,
-            Loc::Map(h) => 3 + h.index() as u32,
-        };
-        let flags = [
-            moved,
-            moved_full,
-            attacked,
-            defended,
-            out_of_command,
-            recovery_failed,
-            reduced,
-            absent,
-        ];
-        let bits = flags
-            .iter()
-            .enumerate()
-            .fold(0u32, |k, (i, f)| k | u32::from(*f) << i);
-        UnitKey(at << flags.len() | bits)
+        let (flags, at) = state.packed();
+        UnitKey(u32::from(at) << 9 | u32::from(flags) << 1 | u32::from(absent))
     }
 }
 
@@ -1060,6 +1027,7 @@ pub fn events_json(events: &[Event]) -> Result<String, serde_json::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::state::{Loc, Marks};
     use crate::rules::{Action, Scenario};
     use serde_json::Value;
 
