@@ -91,8 +91,9 @@ pub struct LoadArgs {
     pub echo_interval_ms: u64,
     /// Sockets on the fan-out floor (`GET /bench/fanout`, `siege serve --bench-routes`): one
     /// sends a frame every `--fanout-floor-interval-ms`, the others time its arrival (0: none).
-    /// Measured beside a play, so not with `--seed-games` or `--touch-games`.
-    #[arg(long, default_value_t = 0, conflicts_with_all = ["seed_games", "touch_games"])]
+    /// Measured beside a play, so not with `--seed-games` or `--touch-games` (checked by
+    /// [`run`], not by clap, so that an explicit 0 — none — goes with them).
+    #[arg(long, default_value_t = 0)]
     pub fanout_floor_sockets: usize,
     /// Bytes of the fan-out floor's update, all its frames together (default: a spectator's
     /// events and patch frames together at their median, ~800).
@@ -139,6 +140,10 @@ pub enum LoadError {
     #[error("--fanout-floor-sockets {0}: a sender and at least one reader (2 or more), or 0")]
     FanoutFloorSockets(usize),
     #[error(
+        "--fanout-floor-sockets {0} is measured beside a play: not with --seed-games or --touch-games (0 goes with them)"
+    )]
+    FanoutFloorNotPlaying(usize),
+    #[error(
         "--fanout-floor-bytes {0} in {1} frames: each frame over the server's 1 MiB transport limit"
     )]
     FanoutFloorBytes(usize, u8),
@@ -152,6 +157,9 @@ pub async fn run(args: &LoadArgs) -> Result<Report, LoadError> {
     }
     if args.fanout_floor_sockets == 1 {
         return Err(LoadError::FanoutFloorSockets(1));
+    }
+    if args.fanout_floor_sockets > 0 && (args.seed_games.is_some() || args.touch_games.is_some()) {
+        return Err(LoadError::FanoutFloorNotPlaying(args.fanout_floor_sockets));
     }
     let frames = args.fanout_floor_frames;
     if args.fanout_floor_bytes / usize::from(frames) > crate::server::limits::MAX_TRANSPORT_FRAME {
@@ -476,4 +484,41 @@ async fn gather(tasks: Vec<tokio::task::JoinHandle<Outcome>>) -> Outcome {
         }
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        load: LoadArgs,
+    }
+
+    fn parse(flags: &[&str]) -> LoadArgs {
+        Cli::parse_from(std::iter::once("load").chain(flags.iter().copied())).load
+    }
+
+    /// The fan-out floor runs beside a play: asked for with `--seed-games` or `--touch-games`
+    /// it is refused, by name, before anything is sent; an explicit 0 (none, the default)
+    /// goes with them as the default does.
+    #[tokio::test]
+    async fn the_fanout_floor_is_refused_beside_seeding_but_zero_is_not() {
+        let url = ["--url", "http://127.0.0.1:9"];
+        for other in [["--seed-games", "3"], ["--touch-games", "3"]] {
+            let args = parse(&[&url[..], &other[..], &["--fanout-floor-sockets", "10"]].concat());
+            let refused = run(&args).await.err().map(|e| e.to_string());
+            assert_eq!(
+                refused.as_deref(),
+                Some(
+                    "--fanout-floor-sockets 10 is measured beside a play: not with --seed-games or --touch-games (0 goes with them)"
+                )
+            );
+            // Zero parses beside them (it was refused by the argument parser before).
+            let zero = parse(&[&url[..], &other[..], &["--fanout-floor-sockets", "0"]].concat());
+            assert_eq!(zero.fanout_floor_sockets, 0);
+        }
+    }
 }
