@@ -634,18 +634,23 @@ pub struct Asked {
     patches: [bool; 3],
 }
 
+/// A reader's place in an [`Update`]'s frames (Allied, Chinese, spectator).
+fn reader(you: You) -> usize {
+    match you {
+        You::Allied => 0,
+        You::Chinese => 1,
+        You::Spectator => 2,
+    }
+}
+
 /// The bit of [`Update::asked`] for a reader's full state.
 fn state_bit(you: You) -> u8 {
-    match you {
-        You::Allied => 1,
-        You::Chinese => 1 << 1,
-        You::Spectator => 1 << 2,
-    }
+    1 << reader(you)
 }
 
 /// The bit of [`Update::asked`] for a reader's patch.
 fn patch_bit(you: You) -> u8 {
-    state_bit(you) << 3
+    1 << (3 + reader(you))
 }
 
 impl Update {
@@ -706,12 +711,11 @@ impl Update {
     }
 
     fn build_state_frame(&self, you: You) -> Utf8Bytes {
-        let slot = match you {
-            You::Spectator => return self.state.frame(you),
-            You::Allied => &self.players[0],
-            You::Chinese => &self.players[1],
-        };
-        slot.get_or_init(|| self.state.frame(you)).clone()
+        match self.players.get(reader(you)) {
+            Some(slot) => slot.get_or_init(|| self.state.frame(you)).clone(),
+            // The spectators' frame is the state's own, joined once for every update.
+            None => self.state.frame(you),
+        }
     }
 
     /// The `patch` frame turning `you`'s previous state frame into the new one.
@@ -721,12 +725,7 @@ impl Update {
     }
 
     fn build_patch(&self, you: You) -> Utf8Bytes {
-        let index = match you {
-            You::Allied => 0,
-            You::Chinese => 1,
-            You::Spectator => 2,
-        };
-        self.patches[index]
+        self.patches[reader(you)]
             .get_or_init(|| self.compute_patch(you))
             .clone()
     }

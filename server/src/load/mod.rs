@@ -486,20 +486,21 @@ async fn gather(tasks: Vec<tokio::task::JoinHandle<Outcome>>) -> Outcome {
     outcome
 }
 
+/// `siege load FLAGS…` as the command line parses it, for tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) fn parse_args(flags: &[&str]) -> LoadArgs {
     use clap::Parser;
-
     #[derive(Parser)]
     struct Cli {
         #[command(flatten)]
         load: LoadArgs,
     }
+    Cli::parse_from(std::iter::once("load").chain(flags.iter().copied())).load
+}
 
-    fn parse(flags: &[&str]) -> LoadArgs {
-        Cli::parse_from(std::iter::once("load").chain(flags.iter().copied())).load
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     /// The fan-out floor runs beside a play: asked for with `--seed-games` or `--touch-games`
     /// it is refused, by name, before anything is sent; an explicit 0 (none, the default)
@@ -508,7 +509,8 @@ mod tests {
     async fn the_fanout_floor_is_refused_beside_seeding_but_zero_is_not() {
         let url = ["--url", "http://127.0.0.1:9"];
         for other in [["--seed-games", "3"], ["--touch-games", "3"]] {
-            let args = parse(&[&url[..], &other[..], &["--fanout-floor-sockets", "10"]].concat());
+            let args =
+                parse_args(&[&url[..], &other[..], &["--fanout-floor-sockets", "10"]].concat());
             let refused = run(&args).await.err().map(|e| e.to_string());
             assert_eq!(
                 refused.as_deref(),
@@ -517,7 +519,8 @@ mod tests {
                 )
             );
             // Zero parses beside them (it was refused by the argument parser before).
-            let zero = parse(&[&url[..], &other[..], &["--fanout-floor-sockets", "0"]].concat());
+            let zero =
+                parse_args(&[&url[..], &other[..], &["--fanout-floor-sockets", "0"]].concat());
             assert_eq!(zero.fanout_floor_sockets, 0);
         }
     }

@@ -448,13 +448,6 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
     use crate::load::stats::Samples;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        load: LoadArgs,
-    }
 
     /// Samples of `ms` milliseconds each.
     fn samples(ms: &[u32]) -> Samples {
@@ -473,7 +466,7 @@ mod tests {
     }
 
     fn played(durable: Option<EchoOutcome>, probe: Option<Summary>) -> Report {
-        let args = Cli::parse_from(["load"]).load;
+        let args = crate::load::parse_args(&[]);
         assert_eq!(
             args.durable_echo_sockets, args.echo_sockets,
             "the same default"
