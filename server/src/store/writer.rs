@@ -1,8 +1,8 @@
 //! The one writer: a task that appends accepted actions to the log. Whatever arrives while a
 //! commit is in flight — from any number of games — goes into the next transaction (group
-//! commit) as multi-row `INSERT`s of power-of-two sizes, so a thousand busy games cost a handful of fsyncs, not a
-//! thousand. Each game task awaits its own confirmation before it lets anyone see the action:
-//! durability before acknowledgement.
+//! commit) as multi-row `INSERT`s of up to [`CHUNK`] rows, so a thousand busy games cost a
+//! handful of fsyncs, not a thousand. Each game task awaits its own confirmation before it lets
+//! anyone see the action: durability before acknowledgement.
 //!
 //! If a batch fails, its entries are retried one by one so that one bad entry cannot take the
 //! others' actions down with it.
@@ -403,10 +403,21 @@ async fn commit(
     }
 }
 
-/// The largest power of two not above `n` (and not above [`MAX_BATCH`]); 1 for 0.
+/// The most rows one `INSERT` of the log carries.
+///
+/// A batch goes in as chunks of this many rows and one of the rest, so the writer's connection
+/// prepares at most this many distinct inserts, which its statement cache (100 statements)
+/// keeps beside the writer's few other statements; and a batch of up to this many rows that
+/// carries nothing else (no snapshot, result, clock or fence) — under load at think 0 a batch
+/// is 15–25 — is one statement, which in autocommit is one round trip to SQLite's thread.
+/// Power-of-two chunks (ten statements) took up to five inserts and a `BEGIN` and `COMMIT`
+/// around them: five round trips for a batch of 21.
+const CHUNK: usize = 32;
+
+/// The rows of the next chunk of a batch of which `n` are left: all of them up to [`CHUNK`];
+/// 1 for 0.
 fn chunk_len(n: usize) -> usize {
-    let n = n.clamp(1, MAX_BATCH);
-    1 << (usize::BITS - 1 - n.leading_zeros())
+    n.clamp(1, CHUNK)
 }
 
 /// Snapshots already written are left as they are: the same seq always has the same state.
@@ -491,12 +502,12 @@ macro_rules! on_driver {
 
             /// One transaction: multi-row inserts, and the finished games marked as such.
             ///
-            /// A batch of `n` rows goes in as chunks whose sizes are powers of two (n = 50:
-            /// 32 + 16 + 2), so the writer only ever runs ten distinct statements and each is
-            /// prepared once and taken from the connection's statement cache. One statement
-            /// per batch size would ask the database to compile a new 100-to-4,000-parameter
-            /// statement for most batches: under load the batch size changes every time and
-            /// the cache (100 statements) keeps losing them.
+            /// A batch of `n` rows goes in as chunks of [`CHUNK`] rows and one of the rest
+            /// (n = 50: 32 + 18), so the writer only ever runs [`CHUNK`] distinct inserts and
+            /// each is prepared once and taken from the connection's statement cache. One
+            /// statement per batch size up to [`MAX_BATCH`] would ask the database to compile a
+            /// new statement of up to 5,120 parameters for most large batches, which the cache
+            /// (100 statements) keeps losing.
             pub(super) async fn write(
                 conn: &mut $conn,
                 entries: &[&Entry],
@@ -703,20 +714,27 @@ mod tests {
     }
 
     #[test]
-    fn chunks_are_powers_of_two_that_add_up() {
+    fn a_batch_is_one_chunk_up_to_its_limit_and_chunks_add_up() {
         assert_eq!(chunk_len(0), 1);
         assert_eq!(chunk_len(1), 1);
+        assert_eq!(chunk_len(21), 21);
+        assert_eq!(chunk_len(CHUNK), CHUNK);
         assert_eq!(chunk_len(50), 32);
-        assert_eq!(chunk_len(512), 512);
-        assert_eq!(chunk_len(5000), 512);
-        let mut sizes = Vec::new();
-        let mut n = 50;
-        while n > 0 {
-            let c = chunk_len(n);
-            sizes.push(c);
-            n -= c;
-        }
-        assert_eq!(sizes, [32, 16, 2]);
+        assert_eq!(chunk_len(5000), 32);
+        let sizes = |mut n: usize| {
+            let mut sizes = Vec::new();
+            while n > 0 {
+                let c = chunk_len(n);
+                sizes.push(c);
+                n -= c;
+            }
+            sizes
+        };
+        assert_eq!(sizes(50), [32, 18]);
+        assert_eq!(sizes(MAX_BATCH), [32; 16]);
+        // All the batches together use inserts of CHUNK distinct sizes.
+        let distinct: std::collections::BTreeSet<usize> = (1..=MAX_BATCH).flat_map(sizes).collect();
+        assert_eq!(distinct.len(), CHUNK);
     }
 
     async fn without_group_commit_every_append_still_commits(kind: Kind) {
@@ -757,7 +775,7 @@ mod tests {
             store: store.clone(),
             conn: None,
         };
-        // 50 entries: INSERTs of 32, 16 and 2 rows in one transaction; the last one ends game 1.
+        // 50 entries: INSERTs of 32 and 18 rows in one transaction; the last one ends game 1.
         let mut entries: Vec<Entry> = (1..=49).map(|seq| entry(ids[0], seq)).collect();
         let mut last = entry(ids[1], 1);
         last.finished = Some(r#"{"winner":"allied","reason":"held_out","text":"t"}"#.into());
