@@ -34,7 +34,7 @@ use serde_json::Value;
 use siege_protocol::{ClientFrame, ServerFrame, You, action_from_frame, codes};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -353,6 +353,17 @@ impl Connection {
         loop {
             let next_ping = last_heard.max(last_ping) + ping_after;
             let you = self.you;
+            // What the last step queued (an action's answer, an update) goes out now, before
+            // the select below polls this connection's idle feeds and arms its ping timer: a
+            // socket that takes the frames at once is written a step sooner. One that cannot
+            // is left to the select's `drive`, which polls it again with a real waker.
+            if self.out.has_work()
+                && let Poll::Ready(Err(stop)) =
+                    self.out
+                        .poll_drive(&mut Context::from_waker(Waker::noop()), sink, you)
+            {
+                return stop;
+            }
             let step = tokio::select! {
                 () = app.shutdown.cancelled() => return Stop::Close(close_code::AWAY, "server shutting down"),
                 msg = stream.next() => {
