@@ -123,6 +123,13 @@ struct ServeArgs {
     #[arg(long, env = "SIEGE_SNAPSHOT_EVERY", default_value_t = siege::games::SNAPSHOT_EVERY,
           value_parser = clap::value_parser!(u64).range(1..))]
     snapshot_every: u64,
+    /// Let the allocator use the kernel's transparent huge pages. Off by default: each huge page
+    /// the server takes is zeroed whole on the path of the game that needed it, which put the
+    /// p99 of a cold game's first touch at 32–46 ms (5–8 ms without) and doubled the round
+    /// trip's p99 at players' pace; on, the server spent about 5 % less CPU an action when
+    /// saturated on one machine of two measured (docs/benchmarks.md, "Huge pages off").
+    #[arg(long, env = "SIEGE_HUGE_PAGES", default_value_t = false, action = clap::ArgAction::Set)]
+    huge_pages: bool,
     /// Run the background audit (every log replayed from its seed, at most a fifth of a core).
     #[arg(long, env = "SIEGE_AUDIT", default_value_t = true, action = clap::ArgAction::Set)]
     audit: bool,
@@ -409,6 +416,11 @@ fn init_tracing() {
 
 fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_tracing();
+    if !args.huge_pages {
+        // Before the runtime's threads exist and before any game is loaded: the setting is the
+        // process's and is checked at every page fault from here on.
+        no_huge_pages();
+    }
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
     runtime.block_on(async {
         let mut config = Config::new(args.addr, args.database);
@@ -463,6 +475,17 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         });
         server.run().await.context("serving")
     })
+}
+
+/// Turns the kernel's transparent huge pages off for this process (`--huge-pages false`): a
+/// huge page is zeroed whole, 2 MiB at once, on the path of whichever game's allocation faulted
+/// it in. The allocator asks for them (`madvise`) on the memory it takes from the system; the
+/// process's flag overrides that request. Where the kernel has no such setting, nothing to do.
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+        tracing::warn!("could not turn transparent huge pages off ({e}): serving with them");
+    }
 }
 
 /// SIGINT or SIGTERM.
