@@ -310,5 +310,40 @@ async fn the_state_after_every_n_from_snapshots_is_the_replayed_state() {
         assert_eq!(status, 200);
         assert_eq!(view, views[n], "the state after {n} actions");
     }
+
+    // That they came from the snapshots: with the hash of the first entry changed behind the
+    // server's back, a state at or after a later snapshot is still answered (its replay starts
+    // there and never reads that entry), and one before it is refused — a server that replayed
+    // from the seed would refuse them all, one that checked no hash would refuse none.
+    let dir = server.stop_keeping_data().await;
+    let edit = "UPDATE actions SET state_hash = '00' WHERE seq = 1 AND game_id = $1";
+    tamper(&dir, &[TestServer::drop_update_trigger(), edit], &id).await;
+    let after = *snaps
+        .iter()
+        .find(|&&s| s > 1)
+        .expect("a snapshot after seq 1") as usize;
+    let server = TestServer::start_in(dir, small_snapshots).await;
+    for n in [after, after + 1, views.len() - 1] {
+        let (status, view) = server
+            .http
+            .get(&format!("/api/games/{id}/state?at={n}"))
+            .await;
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(
+            view, views[n],
+            "the state after {n} actions, from a snapshot"
+        );
+    }
+    for n in [1, after - 1] {
+        let (status, body) = server
+            .http
+            .get(&format!("/api/games/{id}/state?at={n}"))
+            .await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (500, &json!("corrupt_log")),
+            "the state after {n} actions replays the tampered entry"
+        );
+    }
     server.stop().await;
 }

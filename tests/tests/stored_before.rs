@@ -12,8 +12,8 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
-use siege::replay;
-use siege::rules::Scenario;
+use siege::replay::{self, Replayer};
+use siege::rules::{HashVersion, Scenario};
 use siege_protocol::GameLog;
 use siege_tests::TestServer;
 use siege_tests::client::{Ws, action_frame, choose, temp_dir};
@@ -52,6 +52,7 @@ async fn games_stored_before_hash_versions_load_verify_and_play_on() {
     assert_eq!(server.games.loaded_count(), 0, "listing loads nothing");
 
     let scn = Arc::new(Scenario::load_default().unwrap());
+    let mut compared = 0;
     for g in &games {
         let id = g["game_id"].as_str().unwrap();
         let (status, info) = http.get(&format!("/api/games/{id}")).await;
@@ -59,16 +60,42 @@ async fn games_stored_before_hash_versions_load_verify_and_play_on() {
         assert_eq!(info["seq"], g["seq"], "game {id} loaded to its last entry");
         let (_, log) = http.get(&format!("/api/games/{id}/log")).await;
         assert_eq!(log["hash_version"], 1, "stored games keep version 1");
-        if g["finished"] == true {
+        let finished_log = (g["finished"] == true).then(|| {
             let log: GameLog = serde_json::from_value(log).unwrap();
             let audit = replay::audit(scn.clone(), &log).expect("the old log audits");
             assert_eq!(audit.entries, g["seq"].as_u64().unwrap());
-        }
-        // A state in the middle, replayed from the seed (no snapshot existed then).
+            log
+        });
+        // A state in the middle, replayed from the seed (no snapshot existed then): for a
+        // finished game, the state its published log gives after as many actions.
         let mid = g["seq"].as_u64().unwrap() / 2;
         let (status, view) = http.get(&format!("/api/games/{id}/state?at={mid}")).await;
         assert_eq!(status, 200, "{view}");
+        if let Some(log) = &finished_log {
+            let seed = replay::parse_seed(log.seed.as_deref().unwrap()).unwrap();
+            let mut replayer = Replayer::from_start(
+                scn.clone(),
+                seed,
+                log.position.as_ref(),
+                true,
+                HashVersion::Json,
+            )
+            .expect("the old log's start");
+            for entry in &log.entries[..mid as usize] {
+                replayer.step(entry).expect("the old log replays");
+            }
+            let expected = serde_json::to_value(replayer.game().view()).unwrap();
+            assert_eq!(view, expected, "game {id}: the state after {mid} actions");
+            compared += 1;
+        }
+        // And the state at its last entry is the one the loaded game shows.
+        let (status, last) = http
+            .get(&format!("/api/games/{id}/state?at={}", g["seq"]))
+            .await;
+        assert_eq!(status, 200, "{last}");
+        assert_eq!(last, info["view"], "game {id}: the state at its last entry");
     }
+    assert!(compared > 0, "the fixture holds a finished game to compare");
 
     // Play on in the unfinished game of 450 actions: new entries are hashed with version 1.
     let g = games
